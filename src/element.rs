@@ -1,0 +1,221 @@
+//! The `Element` trait: what each Rust element type is (dtype, category) and how values convert
+//! between element types the way PyTorch converts them.
+//!
+//! `no_std`.
+
+use crate::dtype::DType;
+use half::{bf16, f16};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A value in its widest exact form; the hub every conversion goes through.
+/// Every integer dtype fits `Int`, f16/bf16/f32 fit `F32` exactly.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Value {
+    Bool(bool),
+    Int(i64),
+    F32(f32),
+    F64(f64),
+}
+
+/// An element type weft can store: bool, u8, i8, i16, i32, i64, f16, bf16, f32, f64.
+///
+/// Sealed: the promotion table, the kernels and the GPU side are written for exactly these ten.
+pub trait Element:
+    sealed::Sealed + Copy + Send + Sync + 'static + PartialEq + PartialOrd + Default + core::fmt::Debug
+{
+    const DTYPE: DType;
+    const ZERO: Self;
+    const ONE: Self;
+    /// The exact widest form of this value.
+    fn to_value(self) -> Value;
+    /// PyTorch's conversion from the widest form (see [`convert_value`] for the rules).
+    fn from_value(v: Value) -> Self;
+}
+
+/// Converts one element to another element type, as `tensor.to(dtype)` does:
+///
+/// * into bool: nonzero (NaN included) is `true`, `-0.0` is `false`; bool stores only 0/1;
+/// * integer into integer: two's-complement wrap (keeps the low bits);
+/// * float into integer: truncate toward zero, **saturating** at the target's range, NaN -> 0.
+///   PyTorch's result is undefined behaviour in C++ there; weft's is defined and documented;
+/// * into f16/bf16 from f64 or i64 (and i32): through f32 first, as PyTorch does (double rounding);
+/// * into f32/f64: correctly rounded.
+#[inline(always)]
+pub fn convert_value<S: Element, D: Element>(s: S) -> D {
+    D::from_value(s.to_value())
+}
+
+#[inline(always)]
+fn value_to_bool(v: Value) -> bool {
+    match v {
+        Value::Bool(b) => b,
+        Value::Int(i) => i != 0,
+        Value::F32(x) => x != 0.0 || x.is_nan(),
+        Value::F64(x) => x != 0.0 || x.is_nan(),
+    }
+}
+
+#[inline(always)]
+fn value_to_f32(v: Value) -> f32 {
+    match v {
+        Value::Bool(b) => b as u8 as f32,
+        Value::Int(i) => i as f32,
+        Value::F32(x) => x,
+        Value::F64(x) => x as f32,
+    }
+}
+
+macro_rules! int_element {
+    ($t:ty, $d:ident) => {
+        impl sealed::Sealed for $t {}
+        impl Element for $t {
+            const DTYPE: DType = DType::$d;
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+            #[inline(always)]
+            fn to_value(self) -> Value {
+                Value::Int(self as i64)
+            }
+            #[inline(always)]
+            fn from_value(v: Value) -> Self {
+                match v {
+                    Value::Bool(b) => b as $t,
+                    Value::Int(i) => i as $t,
+                    // `as` truncates toward zero and saturates; NaN -> 0.
+                    Value::F32(x) => x as $t,
+                    Value::F64(x) => x as $t,
+                }
+            }
+        }
+    };
+}
+int_element!(u8, U8);
+int_element!(i8, I8);
+int_element!(i16, I16);
+int_element!(i32, I32);
+int_element!(i64, I64);
+
+impl sealed::Sealed for bool {}
+impl Element for bool {
+    const DTYPE: DType = DType::Bool;
+    const ZERO: Self = false;
+    const ONE: Self = true;
+    #[inline(always)]
+    fn to_value(self) -> Value {
+        Value::Bool(self)
+    }
+    #[inline(always)]
+    fn from_value(v: Value) -> Self {
+        value_to_bool(v)
+    }
+}
+
+impl sealed::Sealed for f32 {}
+impl Element for f32 {
+    const DTYPE: DType = DType::F32;
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    #[inline(always)]
+    fn to_value(self) -> Value {
+        Value::F32(self)
+    }
+    #[inline(always)]
+    fn from_value(v: Value) -> Self {
+        value_to_f32(v)
+    }
+}
+
+impl sealed::Sealed for f64 {}
+impl Element for f64 {
+    const DTYPE: DType = DType::F64;
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    #[inline(always)]
+    fn to_value(self) -> Value {
+        Value::F64(self)
+    }
+    #[inline(always)]
+    fn from_value(v: Value) -> Self {
+        match v {
+            Value::Bool(b) => b as u8 as f64,
+            Value::Int(i) => i as f64,
+            Value::F32(x) => x as f64,
+            Value::F64(x) => x,
+        }
+    }
+}
+
+macro_rules! half_element {
+    ($t:ty, $d:ident) => {
+        impl sealed::Sealed for $t {}
+        impl Element for $t {
+            const DTYPE: DType = DType::$d;
+            const ZERO: Self = <$t>::ZERO;
+            const ONE: Self = <$t>::ONE;
+            #[inline(always)]
+            fn to_value(self) -> Value {
+                Value::F32(self.to_f32())
+            }
+            #[inline(always)]
+            fn from_value(v: Value) -> Self {
+                // Everything goes through f32 first, as PyTorch's c10::Half/BFloat16 do.
+                <$t>::from_f32(value_to_f32(v))
+            }
+        }
+    };
+}
+half_element!(f16, F16);
+half_element!(bf16, BF16);
+
+/// Calls `$body` with the type alias `$T` bound to the Rust element type of a runtime `DType`.
+/// The one place the runtime-dtype -> static-type mapping is written.
+#[macro_export]
+macro_rules! with_dtype {
+    ($dtype:expr, $T:ident => $body:expr) => {
+        match $dtype {
+            $crate::DType::Bool => {
+                type $T = bool;
+                $body
+            }
+            $crate::DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::DType::F16 => {
+                type $T = $crate::half::f16;
+                $body
+            }
+            $crate::DType::BF16 => {
+                type $T = $crate::half::bf16;
+                $body
+            }
+            $crate::DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::DType::F64 => {
+                type $T = f64;
+                $body
+            }
+        }
+    };
+}

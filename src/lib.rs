@@ -1,0 +1,42 @@
+//! weft: an elementwise tensor engine built around a TensorIterator.
+//!
+//! Layers (see ARCHITECTURE.md): dtype/promotion -> element conversions -> storage + layout ->
+//! `Tensor<T>` -> `DynTensor` -> iterator -> kernels -> functors -> ops -> devices.
+//!
+//! Without the default `std` feature only the `no_std` core is built: [`dtype`], [`promotion`],
+//! [`element`], [`scalar`] and [`functors`]; that is what `gpu/kernels` compiles to PTX.
+#![cfg_attr(not(feature = "std"), no_std)]
+
+pub use half;
+
+pub mod dtype;
+pub mod element;
+pub mod functors;
+pub mod promotion;
+pub mod scalar;
+
+#[cfg(feature = "std")]
+pub mod dyn_tensor;
+#[cfg(feature = "std")]
+pub mod error;
+#[cfg(feature = "std")]
+pub mod layout;
+#[cfg(feature = "std")]
+pub mod storage;
+#[cfg(feature = "std")]
+pub mod tensor;
+
+pub use dtype::{Category, DType};
+pub use element::{Element, Value, convert_value};
+pub use functors::Functor;
+pub use promotion::{OperandKind, promote_types, result_type};
+pub use scalar::Scalar;
+
+#[cfg(feature = "std")]
+pub use dyn_tensor::{DynElement, DynTensor};
+#[cfg(feature = "std")]
+pub use error::{Error, Result};
+#[cfg(feature = "std")]
+pub use layout::Layout;
+#[cfg(feature = "std")]
+pub use tensor::Tensor;
