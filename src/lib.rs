@@ -20,6 +20,8 @@ pub mod dyn_tensor;
 #[cfg(feature = "std")]
 pub mod error;
 #[cfg(feature = "std")]
+pub mod kernels;
+#[cfg(feature = "std")]
 pub mod layout;
 #[cfg(feature = "std")]
 pub mod storage;

@@ -1,0 +1,332 @@
+//! Typed inner loops. The iterator hands a kernel runs of elements as
+//! `(pointers, byte strides, count)`, outputs first; a kernel built here applies a functor to
+//! every element of the run.
+//!
+//! Paths, chosen per run:
+//! * **contiguous**: every operand has unit stride and its stored dtype is the compute dtype;
+//!   a plain indexed loop that LLVM vectorizes;
+//! * **broadcast**: (binary) one input has stride 0; its value is loaded once and held in a
+//!   register while the other operand streams;
+//! * **strided**: same dtypes, arbitrary strides;
+//! * **casting**: some operand is stored in another dtype than the functor computes in; the run
+//!   is processed in blocks of [`BLOCK`] elements, each input converted into a small stack buffer
+//!   (it stays in L1) and the results converted back on store. No full-size temporary exists.
+
+use crate::dtype::DType;
+use crate::element::{Element, convert_value};
+use crate::functors::Functor;
+
+/// Elements per block on the casting path: 256 x 8 bytes x 4 operands = 8 KiB of stack.
+pub const BLOCK: usize = 256;
+
+/// Reads `n` elements of stored type `S` at byte stride `stride` from `src` and converts them to `C`.
+///
+/// # Safety
+/// `src + i*stride` must be a valid, aligned `S` for every `i < n`, and `dst` valid for `n` writes.
+unsafe fn load_cast<S: Element, C: Element>(src: *const u8, stride: isize, n: usize, dst: *mut C) {
+    for i in 0..n {
+        // SAFETY: per the function contract.
+        unsafe {
+            let v = (src.offset(i as isize * stride) as *const S).read();
+            dst.add(i).write(convert_value::<S, C>(v));
+        }
+    }
+}
+
+/// Converts `n` values of `O` from `src` into stored type `D` at byte stride `stride`.
+///
+/// # Safety
+/// `dst + i*stride` must be a valid, aligned `D` for every `i < n`, `src` valid for `n` reads.
+unsafe fn store_cast<O: Element, D: Element>(src: *const O, dst: *mut u8, stride: isize, n: usize) {
+    for i in 0..n {
+        // SAFETY: per the function contract.
+        unsafe {
+            let v = src.add(i).read();
+            (dst.offset(i as isize * stride) as *mut D).write(convert_value::<O, D>(v));
+        }
+    }
+}
+
+type LoadFn<C> = unsafe fn(*const u8, isize, usize, *mut C);
+type StoreFn<O> = unsafe fn(*const O, *mut u8, isize, usize);
+
+fn loader<C: Element>(stored: DType) -> LoadFn<C> {
+    crate::with_dtype!(stored, S => load_cast::<S, C> as LoadFn<C>)
+}
+
+fn storer<O: Element>(stored: DType) -> StoreFn<O> {
+    crate::with_dtype!(stored, D => store_cast::<O, D> as StoreFn<O>)
+}
+
+/// How an inner loop reads an input: directly (stored dtype == compute dtype) or through a
+/// converting loader into a block buffer.
+#[derive(Copy, Clone)]
+struct Input<C: Element> {
+    direct: bool,
+    load: LoadFn<C>,
+}
+
+impl<C: Element> Input<C> {
+    fn new(stored: DType) -> Self {
+        Input {
+            direct: stored == C::DTYPE,
+            load: loader::<C>(stored),
+        }
+    }
+}
+
+#[derive(Copy, Clone)]
+struct Output<O: Element> {
+    direct: bool,
+    store: StoreFn<O>,
+}
+
+impl<O: Element> Output<O> {
+    fn new(stored: DType) -> Self {
+        Output {
+            direct: stored == O::DTYPE,
+            store: storer::<O>(stored),
+        }
+    }
+}
+
+/// An inner loop: `(pointers, byte strides, count)`, outputs first.
+pub trait InnerLoop: Fn(&[*mut u8], &[isize], usize) + Sync + Send {}
+impl<T: Fn(&[*mut u8], &[isize], usize) + Sync + Send> InnerLoop for T {}
+
+/// The inner loop of a unary functor `F: (C,) -> O`, for an input stored as `in_dtype` and an
+/// output stored as `out_dtype`.
+///
+/// The returned closure is `unsafe` to call in spirit: the iterator guarantees that every
+/// pointer/stride/count triple describes valid, aligned elements of the stated dtypes, and that
+/// the output elements of concurrent runs are disjoint. It is only handed to the iterator.
+pub fn unary<C, F>(f: F, out_dtype: DType, in_dtype: DType) -> impl InnerLoop
+where
+    C: Element,
+    F: Functor<(C,)>,
+    F::Output: Element,
+{
+    let (inp, out) = (
+        Input::<C>::new(in_dtype),
+        Output::<F::Output>::new(out_dtype),
+    );
+    move |ptrs: &[*mut u8], strides: &[isize], n: usize| {
+        type O<F, C> = <F as Functor<(C,)>>::Output;
+        let (po, pa) = (ptrs[0], ptrs[1] as *const u8);
+        let (so, sa) = (strides[0], strides[1]);
+        let (eo, ea) = (size_of::<O<F, C>>() as isize, size_of::<C>() as isize);
+        // SAFETY (all branches): the iterator's contract above; contiguous runs are read and
+        // written through raw pointers, never through overlapping slices, so an in-place op
+        // (po == pa) is fine.
+        unsafe {
+            if inp.direct && out.direct {
+                let (po, pa) = (po as *mut O<F, C>, pa as *const C);
+                if so == eo && sa == ea {
+                    for i in 0..n {
+                        po.add(i).write(f.call((pa.add(i).read(),)));
+                    }
+                } else if sa == 0 {
+                    let v = f.call((pa.read(),));
+                    for i in 0..n {
+                        (po as *mut u8)
+                            .offset(i as isize * so)
+                            .cast::<O<F, C>>()
+                            .write(v);
+                    }
+                } else {
+                    for i in 0..n {
+                        let a = (pa as *const u8).offset(i as isize * sa).cast::<C>().read();
+                        (po as *mut u8)
+                            .offset(i as isize * so)
+                            .cast::<O<F, C>>()
+                            .write(f.call((a,)));
+                    }
+                }
+                return;
+            }
+            let mut a_buf = [C::ZERO; BLOCK];
+            let mut o_buf = [<O<F, C>>::ZERO; BLOCK];
+            let mut start = 0;
+            while start < n {
+                let m = BLOCK.min(n - start);
+                (inp.load)(pa.offset(start as isize * sa), sa, m, a_buf.as_mut_ptr());
+                for i in 0..m {
+                    o_buf[i] = f.call((a_buf[i],));
+                }
+                (out.store)(o_buf.as_ptr(), po.offset(start as isize * so), so, m);
+                start += m;
+            }
+        }
+    }
+}
+
+/// The inner loop of a binary functor `F: (A, B) -> O` (A and B are the compute dtypes of
+/// the two inputs, usually equal), for operands stored as `out_dtype`, `a_dtype`, `b_dtype`.
+/// Same contract as [`unary`].
+pub fn binary<A, B, F>(f: F, out_dtype: DType, a_dtype: DType, b_dtype: DType) -> impl InnerLoop
+where
+    A: Element,
+    B: Element,
+    F: Functor<(A, B)>,
+    F::Output: Element,
+{
+    let (ia, ib) = (Input::<A>::new(a_dtype), Input::<B>::new(b_dtype));
+    let out = Output::<F::Output>::new(out_dtype);
+    move |ptrs: &[*mut u8], strides: &[isize], n: usize| {
+        type O<F, A, B> = <F as Functor<(A, B)>>::Output;
+        let (po, pa, pb) = (ptrs[0], ptrs[1] as *const u8, ptrs[2] as *const u8);
+        let (so, sa, sb) = (strides[0], strides[1], strides[2]);
+        let eo = size_of::<O<F, A, B>>() as isize;
+        let (ea, eb) = (size_of::<A>() as isize, size_of::<B>() as isize);
+        // SAFETY (all branches): the iterator's contract, see `unary`.
+        unsafe {
+            if ia.direct && ib.direct && out.direct {
+                let po = po as *mut O<F, A, B>;
+                let (pa, pb) = (pa as *const A, pb as *const B);
+                if so == eo {
+                    if sa == ea && sb == eb {
+                        for i in 0..n {
+                            po.add(i)
+                                .write(f.call((pa.add(i).read(), pb.add(i).read())));
+                        }
+                        return;
+                    }
+                    if sa == ea && sb == 0 {
+                        let b = pb.read();
+                        for i in 0..n {
+                            po.add(i).write(f.call((pa.add(i).read(), b)));
+                        }
+                        return;
+                    }
+                    if sa == 0 && sb == eb {
+                        let a = pa.read();
+                        for i in 0..n {
+                            po.add(i).write(f.call((a, pb.add(i).read())));
+                        }
+                        return;
+                    }
+                }
+                for i in 0..n {
+                    let i = i as isize;
+                    let a = (pa as *const u8).offset(i * sa).cast::<A>().read();
+                    let b = (pb as *const u8).offset(i * sb).cast::<B>().read();
+                    (po as *mut u8)
+                        .offset(i * so)
+                        .cast::<O<F, A, B>>()
+                        .write(f.call((a, b)));
+                }
+                return;
+            }
+            let mut a_buf = [A::ZERO; BLOCK];
+            let mut b_buf = [B::ZERO; BLOCK];
+            let mut o_buf = [<O<F, A, B>>::ZERO; BLOCK];
+            let mut start = 0;
+            while start < n {
+                let m = BLOCK.min(n - start);
+                let s = start as isize;
+                (ia.load)(pa.offset(s * sa), sa, m, a_buf.as_mut_ptr());
+                (ib.load)(pb.offset(s * sb), sb, m, b_buf.as_mut_ptr());
+                for i in 0..m {
+                    o_buf[i] = f.call((a_buf[i], b_buf[i]));
+                }
+                (out.store)(o_buf.as_ptr(), po.offset(s * so), so, m);
+                start += m;
+            }
+        }
+    }
+}
+
+/// The inner loop of a ternary functor `F: (A, B, C) -> O` (where, lerp, addcmul). Same
+/// contract as [`unary`]; direct strided path or the casting block path.
+pub fn ternary<A, B, C, F>(f: F, dtypes: [DType; 4]) -> impl InnerLoop
+where
+    A: Element,
+    B: Element,
+    C: Element,
+    F: Functor<(A, B, C)>,
+    F::Output: Element,
+{
+    let (ia, ib, ic) = (
+        Input::<A>::new(dtypes[1]),
+        Input::<B>::new(dtypes[2]),
+        Input::<C>::new(dtypes[3]),
+    );
+    let out = Output::<F::Output>::new(dtypes[0]);
+    move |ptrs: &[*mut u8], strides: &[isize], n: usize| {
+        type O<F, A, B, C> = <F as Functor<(A, B, C)>>::Output;
+        let (po, pa, pb, pc) = (
+            ptrs[0],
+            ptrs[1] as *const u8,
+            ptrs[2] as *const u8,
+            ptrs[3] as *const u8,
+        );
+        let (so, sa, sb, sc) = (strides[0], strides[1], strides[2], strides[3]);
+        // SAFETY (all branches): the iterator's contract, see `unary`.
+        unsafe {
+            if ia.direct && ib.direct && ic.direct && out.direct {
+                let contiguous = so == size_of::<O<F, A, B, C>>() as isize
+                    && sa == size_of::<A>() as isize
+                    && sb == size_of::<B>() as isize
+                    && sc == size_of::<C>() as isize;
+                if contiguous {
+                    let po = po as *mut O<F, A, B, C>;
+                    let (pa, pb, pc) = (pa as *const A, pb as *const B, pc as *const C);
+                    for i in 0..n {
+                        po.add(i).write(f.call((
+                            pa.add(i).read(),
+                            pb.add(i).read(),
+                            pc.add(i).read(),
+                        )));
+                    }
+                    return;
+                }
+                for i in 0..n {
+                    let i = i as isize;
+                    let a = pa.offset(i * sa).cast::<A>().read();
+                    let b = pb.offset(i * sb).cast::<B>().read();
+                    let c = pc.offset(i * sc).cast::<C>().read();
+                    po.offset(i * so)
+                        .cast::<O<F, A, B, C>>()
+                        .write(f.call((a, b, c)));
+                }
+                return;
+            }
+            let mut a_buf = [A::ZERO; BLOCK];
+            let mut b_buf = [B::ZERO; BLOCK];
+            let mut c_buf = [C::ZERO; BLOCK];
+            let mut o_buf = [<O<F, A, B, C>>::ZERO; BLOCK];
+            let mut start = 0;
+            while start < n {
+                let m = BLOCK.min(n - start);
+                let s = start as isize;
+                (ia.load)(pa.offset(s * sa), sa, m, a_buf.as_mut_ptr());
+                (ib.load)(pb.offset(s * sb), sb, m, b_buf.as_mut_ptr());
+                (ic.load)(pc.offset(s * sc), sc, m, c_buf.as_mut_ptr());
+                for i in 0..m {
+                    o_buf[i] = f.call((a_buf[i], b_buf[i], c_buf[i]));
+                }
+                (out.store)(o_buf.as_ptr(), po.offset(s * so), so, m);
+                start += m;
+            }
+        }
+    }
+}
+
+/// The inner loop of a nullary fill: writes `value` (already in the output's stored dtype `T`).
+pub fn fill<T: Element>(value: T) -> impl InnerLoop {
+    move |ptrs: &[*mut u8], strides: &[isize], n: usize| {
+        let (po, so) = (ptrs[0], strides[0]);
+        // SAFETY: the iterator's contract, see `unary`.
+        unsafe {
+            if so == size_of::<T>() as isize {
+                for i in 0..n {
+                    (po as *mut T).add(i).write(value);
+                }
+            } else {
+                for i in 0..n {
+                    po.offset(i as isize * so).cast::<T>().write(value);
+                }
+            }
+        }
+    }
+}
