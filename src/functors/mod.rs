@@ -13,3 +13,6 @@ pub trait Functor<Args>: Copy + Send + Sync {
     type Output: Copy;
     fn call(&self, args: Args) -> Self::Output;
 }
+
+pub mod bind;
+pub use bind::{BindLhs, BindRhs};

@@ -1,0 +1,42 @@
+//! Adapters that turn a binary functor and a value into a unary functor. This is how a scalar
+//! operand reaches the inner loop: as a value in the functor (a register), never as a buffer.
+
+use super::Functor;
+
+/// `x -> f(x, rhs)`.
+#[derive(Copy, Clone, Debug)]
+pub struct BindRhs<F, B> {
+    pub f: F,
+    pub rhs: B,
+}
+
+impl<F, A, B> Functor<(A,)> for BindRhs<F, B>
+where
+    F: Functor<(A, B)>,
+    B: Copy + Send + Sync,
+{
+    type Output = F::Output;
+    #[inline(always)]
+    fn call(&self, (a,): (A,)) -> Self::Output {
+        self.f.call((a, self.rhs))
+    }
+}
+
+/// `x -> f(lhs, x)`.
+#[derive(Copy, Clone, Debug)]
+pub struct BindLhs<F, A> {
+    pub f: F,
+    pub lhs: A,
+}
+
+impl<F, A, B> Functor<(B,)> for BindLhs<F, A>
+where
+    F: Functor<(A, B)>,
+    A: Copy + Send + Sync,
+{
+    type Output = F::Output;
+    #[inline(always)]
+    fn call(&self, (b,): (B,)) -> Self::Output {
+        self.f.call((self.lhs, b))
+    }
+}
