@@ -3,6 +3,13 @@
 //! Submodules: `views` (permute, slice, expand, reshape, ...), `construct` (arange, linspace,
 //! random, ...), `display` (PyTorch-style printing).
 
+mod construct;
+mod display;
+pub mod random;
+mod views;
+
+pub use views::compute_stride;
+
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, checked_numel};
