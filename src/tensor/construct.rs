@@ -103,7 +103,7 @@ impl<T: Element> Tensor<T> {
         };
         let half = steps / 2;
         Tensor::from_fn(&[steps], |i| {
-            let v = if i < half {
+            let v = if i < half || steps == 1 {
                 start + step * i as f64
             } else {
                 end - step * (steps - i - 1) as f64
