@@ -144,7 +144,7 @@ impl DynTensor {
 
     /// Address range of the whole storage (for overlap checks).
     pub fn storage_ptr(&self) -> *const u8 {
-        dispatch!(self, t => t.storage().as_ptr() as *const u8)
+        dispatch!(self, t => t.storage().as_ptr().cast::<u8>())
     }
 }
 

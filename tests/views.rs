@@ -108,7 +108,7 @@ fn step(t: &Tensor<i64>, m: &Model, op: u8, r: [u64; 3]) -> Option<(Tensor<i64>,
             let ud = d.rem_euclid(nd as isize) as usize;
             let n = sh[ud] as isize;
             let bound = |x: u64| -> Option<isize> {
-                if x % 4 == 0 {
+                if x.is_multiple_of(4) {
                     None
                 } else {
                     Some((x / 4 % (2 * n as u64 + 5)) as isize - n - 2)
@@ -172,7 +172,7 @@ fn step(t: &Tensor<i64>, m: &Model, op: u8, r: [u64; 3]) -> Option<(Tensor<i64>,
         }
         5 => {
             // expand: size-1 dims to 0..=3, keep others (sometimes as -1), maybe a leading dim
-            let lead = (r[0] % 3 == 0) as usize;
+            let lead = (r[0].is_multiple_of(3)) as usize;
             let mut arg: Vec<isize> = vec![];
             let mut shape = vec![];
             if lead == 1 {
@@ -182,12 +182,12 @@ fn step(t: &Tensor<i64>, m: &Model, op: u8, r: [u64; 3]) -> Option<(Tensor<i64>,
             }
             for (i, &n) in sh.iter().enumerate() {
                 let x = r[2] >> (4 * i);
-                if n == 1 && x % 2 == 0 {
+                if n == 1 && x.is_multiple_of(2) {
                     let s = (x / 2 % 4) as usize;
                     arg.push(s as isize);
                     shape.push(s);
                 } else {
-                    arg.push(if x % 3 == 0 { -1 } else { n as isize });
+                    arg.push(if x.is_multiple_of(3) { -1 } else { n as isize });
                     shape.push(n);
                 }
             }
@@ -260,7 +260,7 @@ fn step(t: &Tensor<i64>, m: &Model, op: u8, r: [u64; 3]) -> Option<(Tensor<i64>,
             }
             let mut arg: Vec<isize> = shape.iter().map(|&n| n as isize).collect();
             let numel: usize = shape.iter().product();
-            if numel > 0 && !arg.is_empty() && r[2] % 2 == 0 {
+            if numel > 0 && !arg.is_empty() && r[2].is_multiple_of(2) {
                 let k = (r[2] / 2 % arg.len() as u64) as usize;
                 arg[k] = -1;
             }

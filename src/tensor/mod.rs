@@ -166,14 +166,14 @@ impl<T: Element> Tensor<T> {
     pub fn data_ptr(&self) -> *const T {
         self.storage
             .as_ptr()
-            .wrapping_offset(self.layout.offset as isize)
+            .wrapping_add(self.layout.offset)
     }
 
     /// Pointer to element 0, for writing.
     pub fn data_ptr_mut(&mut self) -> *mut T {
         self.storage
             .as_mut_ptr()
-            .wrapping_offset(self.layout.offset as isize)
+            .wrapping_add(self.layout.offset)
     }
 
     /// The element at a full coordinate.

@@ -113,7 +113,7 @@ fn infer_shape(what: &'static str, shape: &[isize], numel: usize) -> Result<Vec<
     }
     let product = checked_numel(&known, 1)?;
     if let Some(i) = infer {
-        if product == 0 || numel % product != 0 {
+        if product == 0 || !numel.is_multiple_of(product) {
             return Err(Error::InvalidArgument {
                 op: what,
                 reason: format!(
