@@ -164,16 +164,12 @@ impl<T: Element> Tensor<T> {
 
     /// Pointer to element 0 (the element at coordinate (0, ..., 0)).
     pub fn data_ptr(&self) -> *const T {
-        self.storage
-            .as_ptr()
-            .wrapping_add(self.layout.offset)
+        self.storage.as_ptr().wrapping_add(self.layout.offset)
     }
 
     /// Pointer to element 0, for writing.
     pub fn data_ptr_mut(&mut self) -> *mut T {
-        self.storage
-            .as_mut_ptr()
-            .wrapping_add(self.layout.offset)
+        self.storage.as_mut_ptr().wrapping_add(self.layout.offset)
     }
 
     /// The element at a full coordinate.
