@@ -144,6 +144,122 @@ impl DynTensor {
 
     /// Address range of the whole storage (for overlap checks).
     pub fn storage_ptr(&self) -> *const u8 {
-        dispatch!(self, t => t.storage().as_ptr() as *const u8)
+        dispatch!(self, t => t.storage().as_ptr().cast::<u8>())
+    }
+}
+
+/// Generates a `try_*` view and its panicking twin on `DynTensor`, forwarding to `Tensor<T>`.
+macro_rules! dyn_view {
+    ($(#[$doc:meta])* $try_name:ident, $name:ident ( $($arg:ident : $ty:ty),* )) => {
+        $(#[$doc])*
+        pub fn $try_name(&self, $($arg: $ty),*) -> Result<DynTensor> {
+            dispatch!(self, t => t.$try_name($($arg),*).map(DynTensor::from))
+        }
+        $(#[$doc])*
+        pub fn $name(&self, $($arg: $ty),*) -> DynTensor {
+            self.$try_name($($arg),*).unwrap_or_else(|e| panic!("{e}"))
+        }
+    };
+}
+
+/// Views (see `tensor::views` for the conventions), conversion and constructors.
+impl DynTensor {
+    dyn_view!(
+        /// See [`Tensor::try_permute`].
+        try_permute, permute(dims: &[isize]));
+    dyn_view!(
+        /// See [`Tensor::try_transpose`].
+        try_transpose, transpose(d0: isize, d1: isize));
+    dyn_view!(
+        /// See [`Tensor::try_t`].
+        try_t, t());
+    dyn_view!(
+        /// See [`Tensor::try_slice`].
+        try_slice, slice(dim: isize, start: Option<isize>, end: Option<isize>, step: isize));
+    dyn_view!(
+        /// See [`Tensor::try_narrow`].
+        try_narrow, narrow(dim: isize, start: isize, len: usize));
+    dyn_view!(
+        /// See [`Tensor::try_select`].
+        try_select, select(dim: isize, index: isize));
+    dyn_view!(
+        /// See [`Tensor::try_expand`].
+        try_expand, expand(shape: &[isize]));
+    dyn_view!(
+        /// See [`Tensor::try_broadcast_to`].
+        try_broadcast_to, broadcast_to(shape: &[usize]));
+    dyn_view!(
+        /// See [`Tensor::try_squeeze_dim`].
+        try_squeeze_dim, squeeze_dim(dim: isize));
+    dyn_view!(
+        /// See [`Tensor::try_unsqueeze`].
+        try_unsqueeze, unsqueeze(dim: isize));
+    dyn_view!(
+        /// See [`Tensor::try_view`].
+        try_view, view(shape: &[isize]));
+    dyn_view!(
+        /// See [`Tensor::try_reshape`].
+        try_reshape, reshape(shape: &[isize]));
+    dyn_view!(
+        /// See [`Tensor::try_flatten`].
+        try_flatten, flatten(start: isize, end: isize));
+
+    /// Removes every size-1 dim.
+    pub fn squeeze(&self) -> DynTensor {
+        dispatch!(self, t => t.squeeze().into())
+    }
+
+    /// A contiguous copy (or the same tensor when already contiguous).
+    pub fn contiguous(&self) -> DynTensor {
+        dispatch!(self, t => t.contiguous().into())
+    }
+
+    /// Every element converted to `dtype` (see [`crate::convert_value`]), in a fresh contiguous
+    /// tensor (the same tensor, shared, when the dtype already matches).
+    pub fn to(&self, dtype: DType) -> DynTensor {
+        if dtype == self.dtype() {
+            return self.clone();
+        }
+        dispatch!(self, t => crate::with_dtype!(dtype, U => t.to::<U>().into()))
+    }
+
+    /// A contiguous tensor owning `data`, with `shape`.
+    pub fn from_vec<T: DynElement>(data: Vec<T>, shape: &[usize]) -> Result<DynTensor> {
+        Ok(T::wrap(Tensor::from_vec(data, shape)?))
+    }
+
+    /// A tensor of `dtype` filled with `value` (converted like [`Scalar::to`](crate::Scalar::to)).
+    pub fn full(dtype: DType, shape: &[usize], value: crate::Scalar) -> Result<DynTensor> {
+        crate::with_dtype!(dtype, T => {
+            let t = Tensor::<T>::try_zeros(shape)?;
+            Ok(if value.to::<T>() == T::ZERO { t } else { Tensor::<T>::full(shape, value.to::<T>()) }.into())
+        })
+    }
+
+    /// A tensor of `dtype` filled with ones.
+    pub fn ones(dtype: DType, shape: &[usize]) -> Result<DynTensor> {
+        Self::full(dtype, shape, crate::Scalar::Int(1))
+    }
+
+    /// A 0-d tensor of `dtype` holding `value`.
+    pub fn scalar(dtype: DType, value: crate::Scalar) -> DynTensor {
+        crate::with_dtype!(dtype, T => Tensor::<T>::scalar(value.to::<T>()).into())
+    }
+
+    /// All elements in logical order, as the widest exact values.
+    pub fn to_values(&self) -> Vec<crate::Value> {
+        dispatch!(self, t => t.to_vec().into_iter().map(Element::to_value).collect())
+    }
+}
+
+impl core::fmt::Display for DynTensor {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        dispatch!(self, t => core::fmt::Display::fmt(t, f))
+    }
+}
+
+impl core::fmt::Debug for DynTensor {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        dispatch!(self, t => core::fmt::Display::fmt(t, f))
     }
 }

@@ -3,6 +3,13 @@
 //! Submodules: `views` (permute, slice, expand, reshape, ...), `construct` (arange, linspace,
 //! random, ...), `display` (PyTorch-style printing).
 
+mod construct;
+mod display;
+pub mod random;
+mod views;
+
+pub use views::compute_stride;
+
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, checked_numel};
@@ -157,16 +164,12 @@ impl<T: Element> Tensor<T> {
 
     /// Pointer to element 0 (the element at coordinate (0, ..., 0)).
     pub fn data_ptr(&self) -> *const T {
-        self.storage
-            .as_ptr()
-            .wrapping_offset(self.layout.offset as isize)
+        self.storage.as_ptr().wrapping_add(self.layout.offset)
     }
 
     /// Pointer to element 0, for writing.
     pub fn data_ptr_mut(&mut self) -> *mut T {
-        self.storage
-            .as_mut_ptr()
-            .wrapping_offset(self.layout.offset as isize)
+        self.storage.as_mut_ptr().wrapping_add(self.layout.offset)
     }
 
     /// The element at a full coordinate.
