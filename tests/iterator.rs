@@ -192,7 +192,9 @@ fn enforce_linear_iteration_keeps_logical_order() {
             seen.push(unsafe { *(p[1].offset(k * s[1]) as *const i64) });
         }
     });
-    let expected: Vec<i64> = (0..24).map(|i| p.layout().index_of_linear(i) as i64).collect();
+    let expected: Vec<i64> = (0..24)
+        .map(|i| p.layout().index_of_linear(i) as i64)
+        .collect();
     assert_eq!(seen, expected);
 }
 
@@ -246,7 +248,10 @@ fn dtypes_and_promotion() {
     let d0 = DynTensor::zeros(DType::F64, &[]).unwrap();
     let it = TensorIterator::binary_op(None, &i, &d0).unwrap();
     assert_eq!(it.common_dtype(), Some(DType::F64));
-    assert_eq!((it.dtype(0), it.dtype(1), it.dtype(2)), (DType::F64, DType::I32, DType::F64));
+    assert_eq!(
+        (it.dtype(0), it.dtype(1), it.dtype(2)),
+        (DType::F64, DType::I32, DType::F64)
+    );
     assert_eq!(it.strides(1), &[4]);
     assert_eq!(it.strides(2), &[0]);
 
@@ -265,7 +270,10 @@ fn dtypes_and_promotion() {
     assert_eq!(it.dtype(0), DType::Bool);
 
     let it = TensorIterator::unary_float_op(None, &i).unwrap();
-    assert_eq!((it.common_dtype(), it.dtype(0)), (Some(DType::F32), DType::F32));
+    assert_eq!(
+        (it.common_dtype(), it.dtype(0)),
+        (Some(DType::F32), DType::F32)
+    );
 
     let it = IterConfig::new()
         .promote_inputs_to_common_dtype(true)
@@ -305,8 +313,11 @@ fn error_shapes_do_not_broadcast() {
 fn error_given_output_wrong_shape() {
     let out = zeros_f32(&[3]);
     let e = TensorIterator::binary_op(Some(&out), &zeros_f32(&[2, 3]), &zeros_f32(&[3])).err();
-    assert!(matches!(e, Some(Error::OutputShape { ref expected, ref got, .. })
-        if expected == &vec![2, 3] && got == &vec![3]), "{e:?}");
+    assert!(
+        matches!(e, Some(Error::OutputShape { ref expected, ref got, .. })
+        if expected == &vec![2, 3] && got == &vec![3]),
+        "{e:?}"
+    );
     // outputs never broadcast, also with resize_outputs(false)
     let e = IterConfig::new()
         .resize_outputs(false)
@@ -321,13 +332,38 @@ fn error_given_output_wrong_shape() {
 fn error_mixed_dtypes_where_forbidden() {
     let a = zeros_f32(&[3]);
     let b = DynTensor::zeros(DType::I64, &[3]).unwrap();
-    let e = IterConfig::new().add_owned_output().add_input(&a).add_input(&b).build().err();
-    assert!(matches!(e, Some(Error::DTypeMismatch { expected: DType::F32, got: DType::I64, .. })), "{e:?}");
+    let e = IterConfig::new()
+        .add_owned_output()
+        .add_input(&a)
+        .add_input(&b)
+        .build()
+        .err();
+    assert!(
+        matches!(
+            e,
+            Some(Error::DTypeMismatch {
+                expected: DType::F32,
+                got: DType::I64,
+                ..
+            })
+        ),
+        "{e:?}"
+    );
     let e = TensorIterator::unary_op(Some(&b), &a).err();
     assert!(matches!(e, Some(Error::DTypeMismatch { .. })), "{e:?}");
     // safe casting
     let e = TensorIterator::binary_op(Some(&b), &a, &a).err();
-    assert!(matches!(e, Some(Error::UnsafeCast { from: DType::F32, to: DType::I64, .. })), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            Some(Error::UnsafeCast {
+                from: DType::F32,
+                to: DType::I64,
+                ..
+            })
+        ),
+        "{e:?}"
+    );
     // without promotion, an allocated output has no dtype
     let e = IterConfig::new()
         .check_all_same_dtype(false)
@@ -346,9 +382,17 @@ fn error_no_inputs_and_bad_flags() {
     let e = IterConfig::new().build().err();
     assert!(matches!(e, Some(Error::InvalidArgument { .. })), "{e:?}");
     let a = zeros_f32(&[3]);
-    let e = IterConfig::new().declare_static_dtype(DType::F32).add_input(&a).build().err();
+    let e = IterConfig::new()
+        .declare_static_dtype(DType::F32)
+        .add_input(&a)
+        .build()
+        .err();
     assert!(matches!(e, Some(Error::InvalidArgument { .. })), "{e:?}");
-    let e = IterConfig::new().declare_static_shape(&[3]).add_input(&a).build().err();
+    let e = IterConfig::new()
+        .declare_static_shape(&[3])
+        .add_input(&a)
+        .build()
+        .err();
     assert!(matches!(e, Some(Error::InvalidArgument { .. })), "{e:?}");
     // a nullary op with a given output works without inputs
     let it = TensorIterator::nullary_op(&a).unwrap();
@@ -423,24 +467,35 @@ fn static_shape_with_squash() {
 #[test]
 fn errors_come_back_deterministically() {
     let n = 1000usize;
-    let v: Vec<i64> = (0..n as i64).map(|i| if i % 97 == 13 { 0 } else { 1 }).collect();
+    let v: Vec<i64> = (0..n as i64)
+        .map(|i| if i % 97 == 13 { 0 } else { 1 })
+        .collect();
     let t: DynTensor = Tensor::from_vec(v, &[10, 100]).unwrap().into();
     let it = TensorIterator::unary_op(None, &t).unwrap();
     for threads in 1..=4 {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         let r = pool.install(|| {
             it.try_for_each(LoopCost::Grain(7), |p, s, len| {
                 for k in 0..len as isize {
                     let x = unsafe { *(p[1].offset(k * s[1]) as *const i64) };
                     if x == 0 {
                         let pos = (p[1] as usize - it.data_ptr(1) as usize) / 8 + k as usize;
-                        return Err(Error::ZeroDivision { op: if pos == 13 { "first" } else { "later" } });
+                        return Err(Error::ZeroDivision {
+                            op: if pos == 13 { "first" } else { "later" },
+                        });
                     }
                 }
                 Ok(())
             })
         });
-        assert_eq!(r, Err(Error::ZeroDivision { op: "first" }), "threads {threads}");
+        assert_eq!(
+            r,
+            Err(Error::ZeroDivision { op: "first" }),
+            "threads {threads}"
+        );
     }
 }
 
@@ -451,16 +506,24 @@ fn long_rows_split_mid_row() {
     let b: DynTensor = Tensor::<i32>::zeros(&[1, 5001]).into();
     let it = TensorIterator::binary_op(None, &t, &b).unwrap();
     assert_eq!(it.shape(), &[5001, 2]);
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
     let runs = std::sync::Mutex::new(vec![]);
     pool.install(|| {
         it.for_each(LoopCost::Grain(100), |p, _, n| {
-            runs.lock().unwrap().push(((p[0] as usize - it.data_ptr(0) as usize) / 4, n))
+            runs.lock()
+                .unwrap()
+                .push(((p[0] as usize - it.data_ptr(0) as usize) / 4, n))
         })
     });
     let mut runs = runs.into_inner().unwrap();
     runs.sort();
-    assert_eq!(runs, vec![(0, 3334), (3334, 1667), (5001, 1667), (6668, 3334)]);
+    assert_eq!(
+        runs,
+        vec![(0, 3334), (3334, 1667), (5001, 1667), (6668, 3334)]
+    );
 }
 
 // ---------- proptest: every element visited exactly once with the right operands ----------
@@ -493,10 +556,10 @@ fn make_view(l: &OpLayout, fill_base: i64) -> DynTensor {
     }
     let len = acc + l.offset;
     let mut off = l.offset as isize;
-    for d in 0..nd {
+    for (d, s) in strides.iter_mut().enumerate() {
         if l.reverse[d] && l.shape[d] > 0 {
-            off += (l.shape[d] as isize - 1) * strides[d];
-            strides[d] = -strides[d];
+            off += (l.shape[d] as isize - 1) * *s;
+            *s = -*s;
         }
     }
     let data: Vec<i64> = (0..len as i64).map(|i| fill_base + i).collect();
@@ -510,7 +573,10 @@ fn layout_strategy(shape: Vec<usize>, allow_expand: bool) -> impl Strategy<Value
         Just((0..nd).collect::<Vec<_>>()).prop_shuffle(),
         proptest::collection::vec(1usize..=2, nd),
         proptest::collection::vec(any::<bool>(), nd),
-        proptest::collection::vec(prop::bool::weighted(if allow_expand { 0.2 } else { 0.0 }), nd),
+        proptest::collection::vec(
+            prop::bool::weighted(if allow_expand { 0.2 } else { 0.0 }),
+            nd,
+        ),
         0usize..3,
     )
         .prop_map(move |(perm, step, reverse, expand, offset)| OpLayout {
@@ -538,12 +604,18 @@ fn case_strategy() -> impl Strategy<Value = Case> {
     proptest::collection::vec(0usize..=6, 0..=5).prop_flat_map(|shape| {
         let nd = shape.len();
         // each input: drop some leading dims, set some dims to 1
-        let input_shape = (0..=nd, proptest::collection::vec(prop::bool::weighted(0.3), nd)).prop_map({
-            let shape = shape.clone();
-            move |(drop, ones)| {
-                (drop..nd).map(|d| if ones[d] { 1 } else { shape[d] }).collect::<Vec<_>>()
-            }
-        });
+        let input_shape = (
+            0..=nd,
+            proptest::collection::vec(prop::bool::weighted(0.3), nd),
+        )
+            .prop_map({
+                let shape = shape.clone();
+                move |(drop, ones)| {
+                    (drop..nd)
+                        .map(|d| if ones[d] { 1 } else { shape[d] })
+                        .collect::<Vec<_>>()
+                }
+            });
         // the first input has the full shape (so the broadcast shape is `shape`), any layout
         let first = layout_strategy(shape.clone(), true);
         let rest = proptest::collection::vec(
@@ -555,18 +627,40 @@ fn case_strategy() -> impl Strategy<Value = Case> {
             r
         });
         let out = proptest::option::of(layout_strategy(shape.clone(), false));
-        (Just(shape), inputs, out, 1usize..=4, 1usize..=40, 0u8..3, prop::bool::weighted(0.15)).prop_map(
-            |(shape, inputs, out, threads, grain, mode, linear)| Case { shape, inputs, out, threads, grain, mode, linear },
+        (
+            Just(shape),
+            inputs,
+            out,
+            1usize..=4,
+            1usize..=40,
+            0u8..3,
+            prop::bool::weighted(0.15),
         )
+            .prop_map(|(shape, inputs, out, threads, grain, mode, linear)| Case {
+                shape,
+                inputs,
+                out,
+                threads,
+                grain,
+                mode,
+                linear,
+            })
     })
 }
 
 fn check_case(c: &Case) -> Result<(), TestCaseError> {
-    let ins: Vec<DynTensor> = c.inputs.iter().enumerate().map(|(k, l)| make_view(l, 1 + k as i64 * 300_000)).collect();
+    let ins: Vec<DynTensor> = c
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(k, l)| make_view(l, 1 + k as i64 * 300_000))
+        .collect();
     let given = c.out.as_ref().map(|l| {
         // a zeroed storage of the same layout
         let t = make_view(l, 0);
-        let st = Arc::new(Storage::<i64>::zeroed(t.as_typed::<i64>().unwrap().storage().len()));
+        let st = Arc::new(Storage::<i64>::zeroed(
+            t.as_typed::<i64>().unwrap().storage().len(),
+        ));
         view(&st, t.shape(), t.strides(), t.offset())
     });
     let mut cfg = IterConfig::new().enforce_linear_iteration(c.linear);
@@ -577,7 +671,9 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
     for t in &ins {
         cfg = cfg.add_input(t);
     }
-    let it = cfg.build().map_err(|e| TestCaseError::fail(format!("build: {e}")))?;
+    let it = cfg
+        .build()
+        .map_err(|e| TestCaseError::fail(format!("build: {e}")))?;
     prop_assert_eq!(it.logical_shape(), &c.shape[..]);
     prop_assert_eq!(it.numel(), c.shape.iter().product::<usize>());
     let nin = ins.len();
@@ -592,7 +688,10 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
             unsafe { *(p[0].offset(k * s[0]) as *mut i64) += v };
         }
     };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(c.threads).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(c.threads)
+        .build()
+        .unwrap();
     pool.install(|| match c.mode {
         0 => it.for_each(LoopCost::Grain(c.grain), kernel),
         1 => it.for_each_2d(LoopCost::Grain(c.grain), |p, s, n0, n1| {
@@ -627,7 +726,9 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
         for (j, t) in ins.iter().enumerate() {
             let l = t.layout();
             let off = nd - l.ndim();
-            let tc: Vec<usize> = (0..l.ndim()).map(|k| if l.shape()[k] == 1 { 0 } else { coord[off + k] }).collect();
+            let tc: Vec<usize> = (0..l.ndim())
+                .map(|k| if l.shape()[k] == 1 { 0 } else { coord[off + k] })
+                .collect();
             let st = t.as_typed::<i64>().unwrap().storage();
             let x = unsafe { st.as_slice()[l.index_of(&tc) as usize] };
             expect += x << (20 * j);
@@ -637,7 +738,11 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
     }
     if given.is_some() {
         // nothing outside the output view was written
-        let total: i64 = unsafe { out.storage().as_slice() }.iter().copied().map(|x| (x != 0) as i64).sum();
+        let total: i64 = unsafe { out.storage().as_slice() }
+            .iter()
+            .copied()
+            .map(|x| (x != 0) as i64)
+            .sum();
         let inside: i64 = out.to_vec().iter().map(|&x| (x != 0) as i64).sum();
         prop_assert_eq!(total, inside);
     }
@@ -646,7 +751,12 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
 
 #[test]
 fn proptest_visits_every_element_once() {
-    let config = Config { cases: 384, failure_persistence: None, ..Config::default() };
-    let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[7u8; 32]));
+    let config = Config {
+        cases: 384,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[7u8; 32]));
     runner.run(&case_strategy(), |c| check_case(&c)).unwrap();
 }

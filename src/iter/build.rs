@@ -88,8 +88,7 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
     } else {
         // Given outputs take part when they cannot be resized-away (reductions, resize off) or
         // when nothing else gives a shape (`fill_`-like iterators).
-        let outs_count =
-            cfg.is_reduction || !cfg.resize_outputs || cfg.inputs.is_empty();
+        let outs_count = cfg.is_reduction || !cfg.resize_outputs || cfg.inputs.is_empty();
         let mut shape: Option<DimVec<usize>> = None;
         let sources = cfg
             .outputs
@@ -147,7 +146,10 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
             Some(t) => (t.clone(), false),
             None => match &placeholder {
                 Some(p) => (p.clone(), true),
-                None => (DynTensor::zeros(out_dtype.unwrap_or(DType::F32), &[])?, true),
+                None => (
+                    DynTensor::zeros(out_dtype.unwrap_or(DType::F32), &[])?,
+                    true,
+                ),
             },
         };
         operands.push(Operand {
@@ -293,8 +295,16 @@ fn broadcast(name: &'static str, a: &[usize], b: &[usize]) -> Result<DimVec<usiz
     let nd = a.len().max(b.len());
     let mut out = DimVec::filled(nd, 0);
     for i in 0..nd {
-        let da = if i < nd - a.len() { 1 } else { a[i - (nd - a.len())] };
-        let db = if i < nd - b.len() { 1 } else { b[i - (nd - b.len())] };
+        let da = if i < nd - a.len() {
+            1
+        } else {
+            a[i - (nd - a.len())]
+        };
+        let db = if i < nd - b.len() {
+            1
+        } else {
+            b[i - (nd - b.len())]
+        };
         out[i] = if da == db || db == 1 {
             da
         } else if da == 1 {
@@ -381,7 +391,12 @@ fn fast_set_up(
     cfg: &IterConfig,
     alloc_dtype: impl Fn() -> Result<DType>,
 ) -> Result<bool> {
-    let defined = || it.operands.iter().filter(|o| !o.allocated).map(|o| &o.tensor);
+    let defined = || {
+        it.operands
+            .iter()
+            .filter(|o| !o.allocated)
+            .map(|o| &o.tensor)
+    };
     let all_contig = defined().all(|t| t.is_contiguous());
     let mut same_dense = false;
     if !all_contig && !cfg.enforce_linear_iteration {
@@ -460,9 +475,9 @@ fn reorder(
             let (a0, a1) = (s0.unsigned_abs(), s1.unsigned_abs());
             if a0 < a1 {
                 return -1;
-            } else if a0 > a1 {
-                return 1;
-            } else if shape[dim0] > shape[dim1] {
+            }
+            // A larger stride, or an equal one on a larger dim, goes outside.
+            if a0 > a1 || shape[dim0] > shape[dim1] {
                 return 1;
             }
         }

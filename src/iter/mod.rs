@@ -11,13 +11,17 @@
 //! logical `[6, 4]` in memory order).
 //!
 //! # Build steps (PyTorch's `TensorIteratorBase::build`, in its order)
-//! 1. flag checks; 2. memory overlap (`check_mem_overlap`); 3. common shape by broadcasting
-//! (or `declare_static_shape`); 4. output shape checks; 5. dtypes (`compute_types`);
-//! 6. the fast set-up (all operands of the broadcast shape, all contiguous or all
-//! non-overlapping-dense with identical strides: one dim, no sorting); otherwise 7. byte
-//! strides (0 on broadcast dims), 8. `reorder_dimensions` (insertion sort by stride with
-//! PyTorch's tie rules), 9. allocation of undefined outputs in the inputs' dimension order
-//! (the inverse permutation), 10. `coalesce_dimensions` (which also drops size-1 dims).
+//! 1. flag checks;
+//! 2. memory overlap (`check_mem_overlap`);
+//! 3. common shape by broadcasting (or `declare_static_shape`);
+//! 4. output shape checks;
+//! 5. dtypes (`compute_types`);
+//! 6. the fast set-up: all operands of the broadcast shape, all contiguous or all
+//!    non-overlapping-dense with identical strides: one dim, no sorting. Otherwise:
+//! 7. byte strides (0 on broadcast dims);
+//! 8. `reorder_dimensions` (insertion sort by stride with PyTorch's tie rules);
+//! 9. allocation of undefined outputs in the inputs' dimension order (inverse permutation);
+//! 10. `coalesce_dimensions` (which also drops size-1 dims).
 //!
 //! # Where weft deliberately differs from PyTorch
 //! * **No cast temporaries.** PyTorch CPU copies inputs to the common dtype
@@ -241,7 +245,11 @@ impl fmt::Display for TensorIterator {
         for i in 0..self.ntensors() {
             let op = &self.operands[i];
             let kind = if op.is_output {
-                if op.allocated { "out (allocated)" } else { "out" }
+                if op.allocated {
+                    "out (allocated)"
+                } else {
+                    "out"
+                }
             } else if op.is_const {
                 "const in"
             } else {

@@ -12,7 +12,11 @@ use crate::layout::Layout;
 
 pub(crate) fn assert_no_internal_overlap(t: &DynTensor) -> Result<()> {
     let l = t.layout();
-    if l.shape().iter().zip(l.strides()).any(|(&n, &s)| n > 1 && s == 0) {
+    if l.shape()
+        .iter()
+        .zip(l.strides())
+        .any(|(&n, &s)| n > 1 && s == 0)
+    {
         return Err(Error::MemoryOverlap {
             reason: "an output has internal overlap (a dim of size > 1 with stride 0); \
                      write into a contiguous copy instead",

@@ -38,6 +38,9 @@ impl LoopCost {
 }
 
 type Ptrs = SmallBuf<*mut u8, 8>;
+type Body1d<'a, E> = dyn FnMut(&[*mut u8], &[isize], usize) -> core::result::Result<(), E> + 'a;
+type Body2d<'a, E> =
+    dyn FnMut(&[*mut u8], &[isize], usize, usize) -> core::result::Result<(), E> + 'a;
 
 impl TensorIterator {
     /// Runs `inner` over every element: one pointer per operand (outputs first, then inputs) to
@@ -66,7 +69,9 @@ impl TensorIterator {
         cost: LoopCost,
         inner: F,
     ) -> Result<()> {
-        self.par_run(cost, &|range| self.run_1d(range, &mut |p, s, n| inner(p, s, n)))
+        self.par_run(cost, &|range| {
+            self.run_1d(range, &mut |p, s, n| inner(p, s, n))
+        })
     }
 
     /// Two-level form (PyTorch's loop2d): `inner(ptrs, strides, size0, size1)` covers `size1`
@@ -175,7 +180,7 @@ impl TensorIterator {
     fn run_1d<E>(
         &self,
         range: Range<usize>,
-        inner: &mut dyn FnMut(&[*mut u8], &[isize], usize) -> core::result::Result<(), E>,
+        inner: &mut Body1d<'_, E>,
     ) -> core::result::Result<(), E> {
         let nt = self.ntensors();
         self.run_2d(range, &mut |ptrs, strides, n0, n1| {
@@ -197,11 +202,7 @@ impl TensorIterator {
 
     /// The odometer: decodes `range.start` once, then steps by whole rows (or blocks of rows)
     /// where it can, by partial rows at the chunk's ends.
-    fn run_2d<E>(
-        &self,
-        range: Range<usize>,
-        f: &mut dyn FnMut(&[*mut u8], &[isize], usize, usize) -> core::result::Result<(), E>,
-    ) -> core::result::Result<(), E> {
+    fn run_2d<E>(&self, range: Range<usize>, f: &mut Body2d<'_, E>) -> core::result::Result<(), E> {
         let end = range.end.min(self.numel);
         let start = range.start;
         if start >= end {
