@@ -20,6 +20,8 @@ pub mod dyn_tensor;
 #[cfg(feature = "std")]
 pub mod error;
 #[cfg(feature = "std")]
+pub mod iter;
+#[cfg(feature = "std")]
 pub mod kernels;
 #[cfg(feature = "std")]
 pub mod layout;
@@ -38,6 +40,8 @@ pub use scalar::Scalar;
 pub use dyn_tensor::{DynElement, DynTensor};
 #[cfg(feature = "std")]
 pub use error::{Error, Result};
+#[cfg(feature = "std")]
+pub use iter::{IterConfig, LoopCost, TensorIterator};
 #[cfg(feature = "std")]
 pub use layout::Layout;
 #[cfg(feature = "std")]

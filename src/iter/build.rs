@@ -1,0 +1,498 @@
+//! `IterConfig::build`: PyTorch's build pipeline (see the module docs for the step list).
+
+use super::config::IterConfig;
+use super::overlap;
+use super::small::{DimVec, SmallBuf};
+use super::{Operand, TensorIterator};
+use crate::dtype::{Category, DType};
+use crate::dyn_tensor::DynTensor;
+use crate::error::{Error, Result};
+use crate::layout::checked_numel;
+use crate::promotion::{OperandKind, ResultTypeState, can_cast};
+use std::vec::Vec;
+
+fn invalid(op: &'static str, reason: &str) -> Error {
+    Error::InvalidArgument {
+        op,
+        reason: reason.into(),
+    }
+}
+
+pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
+    let name = cfg.name;
+    // 1. flags
+    if cfg.outputs.is_empty() && cfg.inputs.is_empty() {
+        return Err(invalid(name, "the iterator has no operands"));
+    }
+    if cfg.static_dtype_misuse {
+        return Err(invalid(
+            name,
+            "check_all_same_dtype(false) must be called before declare_static_dtype(...)",
+        ));
+    }
+    if cfg.promote_integer_inputs_to_float && !cfg.promote_inputs_to_common_dtype {
+        return Err(invalid(
+            name,
+            "promote_integer_inputs_to_float needs promote_inputs_to_common_dtype",
+        ));
+    }
+    if cfg.static_shape.is_some() && cfg.resize_outputs {
+        return Err(invalid(
+            name,
+            "resize_outputs(false) must be called before declare_static_shape(...)",
+        ));
+    }
+
+    // 2. memory overlap
+    if cfg.check_mem_overlap {
+        for out in cfg.outputs.iter().flatten() {
+            overlap::assert_no_internal_overlap(out)?;
+            for (inp, _) in &cfg.inputs {
+                overlap::assert_no_partial_overlap(out, inp)?;
+            }
+        }
+    }
+
+    // 3. shape
+    let mut all_same_shape = true;
+    let shape: DimVec<usize> = if let Some(ss) = &cfg.static_shape {
+        let mut shape = DimVec::from_slice(ss, 0);
+        for &d in &cfg.squash_dims {
+            if d >= shape.len() {
+                return Err(Error::IndexOutOfRange {
+                    what: "squash dim",
+                    index: d as isize,
+                    bound: shape.len(),
+                });
+            }
+            shape[d] = 1;
+        }
+        let defined = cfg
+            .outputs
+            .iter()
+            .flatten()
+            .chain(cfg.inputs.iter().map(|(t, _)| t));
+        for t in defined {
+            let ok = t.ndim() == ss.len()
+                && (0..ss.len()).all(|d| cfg.squash_dims.contains(&d) || t.shape()[d] == ss[d]);
+            if !ok {
+                return Err(Error::ShapeMismatch {
+                    op: name,
+                    lhs: ss.clone(),
+                    rhs: t.shape().to_vec(),
+                });
+            }
+        }
+        all_same_shape = false;
+        shape
+    } else {
+        // Given outputs take part when they cannot be resized-away (reductions, resize off) or
+        // when nothing else gives a shape (`fill_`-like iterators).
+        let outs_count = cfg.is_reduction || !cfg.resize_outputs || cfg.inputs.is_empty();
+        let mut shape: Option<DimVec<usize>> = None;
+        let sources = cfg
+            .outputs
+            .iter()
+            .flatten()
+            .filter(|_| outs_count)
+            .chain(cfg.inputs.iter().map(|(t, _)| t));
+        for t in sources {
+            match &mut shape {
+                None => shape = Some(DimVec::from_slice(t.shape(), 0)),
+                Some(s) if &**s == t.shape() => {}
+                Some(s) => {
+                    all_same_shape = false;
+                    *s = broadcast(name, s, t.shape())?;
+                }
+            }
+        }
+        shape.ok_or_else(|| {
+            invalid(
+                name,
+                "no inputs: the shape of an allocated output cannot be inferred (declare a static shape)",
+            )
+        })?
+    };
+    let numel = checked_numel(&shape, 8)?;
+
+    // 4. given outputs: never broadcast (except in reductions, where they were broadcast above)
+    for out in cfg.outputs.iter().flatten() {
+        if cfg.static_shape.is_none() && !cfg.is_reduction && out.shape() != &*shape {
+            return Err(Error::OutputShape {
+                op: name,
+                expected: shape.to_vec(),
+                got: out.shape().to_vec(),
+            });
+        }
+        if out.shape() != &*shape {
+            all_same_shape = false;
+        }
+    }
+
+    // 5. dtypes
+    let (common_dtype, out_dtype) = compute_types(&cfg)?;
+
+    // Operands: outputs first. Undefined outputs hold a placeholder until allocated.
+    let nout = cfg.outputs.len();
+    let nt = nout + cfg.inputs.len();
+    let mut operands: Vec<Operand> = Vec::with_capacity(nt);
+    let placeholder = cfg
+        .inputs
+        .first()
+        .map(|(t, _)| t.clone())
+        .or_else(|| cfg.outputs.iter().flatten().next().cloned());
+    for o in &cfg.outputs {
+        let (tensor, allocated) = match o {
+            Some(t) => (t.clone(), false),
+            None => match &placeholder {
+                Some(p) => (p.clone(), true),
+                None => (
+                    DynTensor::zeros(out_dtype.unwrap_or(DType::F32), &[])?,
+                    true,
+                ),
+            },
+        };
+        operands.push(Operand {
+            tensor,
+            is_output: true,
+            is_const: false,
+            allocated,
+        });
+    }
+    for (t, c) in &cfg.inputs {
+        operands.push(Operand {
+            tensor: t.clone(),
+            is_output: false,
+            is_const: *c,
+            allocated: false,
+        });
+    }
+    let alloc_dtype = || {
+        out_dtype.ok_or_else(|| {
+            invalid(
+                name,
+                "cannot infer the dtype of an allocated output (inputs of different dtypes without promotion, or no inputs)",
+            )
+        })
+    };
+
+    let mut it = TensorIterator {
+        name,
+        operands,
+        noutputs: nout,
+        shape: DimVec::empty(0),
+        strides: SmallBuf::empty(0),
+        base: SmallBuf::filled(nt, core::ptr::null_mut()),
+        logical_shape: shape.clone(),
+        perm: DimVec::empty(0),
+        common_dtype,
+        numel,
+        is_reduction: cfg.is_reduction,
+        fast_setup: false,
+    };
+
+    // 6. fast set-up
+    if all_same_shape && !cfg.is_reduction && fast_set_up(&mut it, &cfg, alloc_dtype)? {
+        finish_ptrs(&mut it);
+        return Ok(it);
+    }
+
+    // 7. byte strides in logical order, operand-major [op * nd + d]
+    let nd = shape.len();
+    let mut st = SmallBuf::<isize, 32>::filled(nt * nd, 0);
+    for (i, op) in it.operands.iter().enumerate() {
+        if op.allocated {
+            continue;
+        }
+        let t = &op.tensor;
+        let es = t.dtype().size() as isize;
+        let off = nd - t.ndim();
+        for (k, (&n, &s)) in t.shape().iter().zip(t.strides()).enumerate() {
+            let d = off + k;
+            st[i * nd + d] = if n == 1 && shape[d] != 1 { 0 } else { s * es };
+        }
+    }
+
+    // 8. reorder: perm[i] = logical dim at iteration dim i (fastest first)
+    let mut perm = DimVec::<usize>::from_slice(&[], 0);
+    for d in (0..nd).rev() {
+        perm.push(d);
+    }
+    if !cfg.enforce_linear_iteration && nd > 1 {
+        reorder(&it.operands, &shape, &st, nd, cfg.is_reduction, &mut perm);
+    }
+    let mut ishape = DimVec::<usize>::filled(nd, 0);
+    let mut istr = SmallBuf::<isize, 32>::filled(nt * nd, 0);
+    for i in 0..nd {
+        ishape[i] = shape[perm[i]];
+        for op in 0..nt {
+            istr[op * nd + i] = st[op * nd + perm[i]];
+        }
+    }
+
+    // 9. allocate undefined outputs: dense in iteration order, i.e. the inputs' dim order
+    for op in 0..nout {
+        if !it.operands[op].allocated {
+            continue;
+        }
+        let dtype = alloc_dtype()?;
+        let es = dtype.size() as isize;
+        let mut lstrides = DimVec::<isize>::filled(nd, 0);
+        let mut next = 1isize;
+        for i in 0..nd {
+            istr[op * nd + i] = next * es;
+            lstrides[perm[i]] = next;
+            next *= ishape[i].max(1) as isize;
+        }
+        it.operands[op].tensor = DynTensor::empty_strided(dtype, &shape, &lstrides)?;
+    }
+
+    // 10. coalesce
+    let mut prev = 0usize;
+    for d in 1..nd {
+        let (n0, n1) = (ishape[prev], ishape[d]);
+        let can = n0 == 1
+            || n1 == 1
+            || (0..nt).all(|op| n0 as isize * istr[op * nd + prev] == istr[op * nd + d]);
+        if can {
+            if n0 == 1 {
+                for op in 0..nt {
+                    istr[op * nd + prev] = istr[op * nd + d];
+                }
+            }
+            ishape[prev] *= n1;
+        } else {
+            prev += 1;
+            if prev != d {
+                for op in 0..nt {
+                    istr[op * nd + prev] = istr[op * nd + d];
+                }
+                ishape[prev] = n1;
+            }
+        }
+    }
+    let cd = if nd == 0 { 0 } else { prev + 1 };
+    ishape.truncate(cd);
+    let mut packed = SmallBuf::<isize, 32>::filled(nt * cd, 0);
+    for op in 0..nt {
+        packed[op * cd..(op + 1) * cd].copy_from_slice(&istr[op * nd..op * nd + cd]);
+    }
+    it.shape = ishape;
+    it.strides = packed;
+    it.perm = perm;
+    finish_ptrs(&mut it);
+    Ok(it)
+}
+
+fn finish_ptrs(it: &mut TensorIterator) {
+    for (i, op) in it.operands.iter().enumerate() {
+        it.base[i] = op.tensor.data_ptr_bytes();
+    }
+}
+
+/// NumPy/PyTorch broadcasting of two shapes (`infer_size`).
+fn broadcast(name: &'static str, a: &[usize], b: &[usize]) -> Result<DimVec<usize>> {
+    let nd = a.len().max(b.len());
+    let mut out = DimVec::filled(nd, 0);
+    for i in 0..nd {
+        let da = if i < nd - a.len() {
+            1
+        } else {
+            a[i - (nd - a.len())]
+        };
+        let db = if i < nd - b.len() {
+            1
+        } else {
+            b[i - (nd - b.len())]
+        };
+        out[i] = if da == db || db == 1 {
+            da
+        } else if da == 1 {
+            db
+        } else {
+            return Err(Error::ShapeMismatch {
+                op: name,
+                lhs: a.to_vec(),
+                rhs: b.to_vec(),
+            });
+        };
+    }
+    Ok(out)
+}
+
+/// PyTorch's `compute_types`: returns (common dtype, dtype for allocated outputs).
+fn compute_types(cfg: &IterConfig) -> Result<(Option<DType>, Option<DType>)> {
+    let name = cfg.name;
+    let first_in = cfg.inputs.first().map(|(t, _)| t.dtype());
+    let differ = cfg.inputs.iter().any(|(t, _)| Some(t.dtype()) != first_in);
+    if cfg.check_all_same_dtype {
+        let expected = first_in.or_else(|| cfg.outputs.iter().flatten().next().map(|t| t.dtype()));
+        if let Some(e) = expected {
+            let tensors = cfg
+                .outputs
+                .iter()
+                .flatten()
+                .chain(cfg.inputs.iter().map(|(t, _)| t));
+            for t in tensors {
+                if t.dtype() != e {
+                    return Err(Error::DTypeMismatch {
+                        op: name,
+                        expected: e,
+                        got: t.dtype(),
+                    });
+                }
+            }
+        }
+    }
+    let mut common = if differ { None } else { first_in };
+    if cfg.promote_inputs_to_common_dtype {
+        let mut st = ResultTypeState::new();
+        for (t, _) in &cfg.inputs {
+            let kind = if t.ndim() == 0 {
+                OperandKind::ZeroDim
+            } else {
+                OperandKind::Dimensioned
+            };
+            st = st.update(t.dtype(), kind);
+        }
+        for s in &cfg.scalars {
+            st = st.update(s.dtype(), OperandKind::Scalar);
+        }
+        common = st.finish();
+    }
+    if cfg.promote_integer_inputs_to_float
+        && let Some(c) = common
+        && c.category() != Category::Float
+    {
+        common = Some(DType::DEFAULT_FLOAT);
+    }
+    if cfg.enforce_safe_casting_to_output
+        && let Some(c) = common
+    {
+        for out in cfg.outputs.iter().flatten() {
+            if !can_cast(c, out.dtype()) {
+                return Err(Error::UnsafeCast {
+                    op: name,
+                    from: c,
+                    to: out.dtype(),
+                });
+            }
+        }
+    }
+    let out_dtype = cfg.static_dtype.or(common);
+    Ok((common, out_dtype))
+}
+
+/// PyTorch's `fast_set_up`: every operand has the broadcast shape and either all are
+/// contiguous, or (unless linear iteration is enforced) all are non-overlapping-dense with the
+/// same strides. Then the iteration is one dim of `numel` in memory order.
+fn fast_set_up(
+    it: &mut TensorIterator,
+    cfg: &IterConfig,
+    alloc_dtype: impl Fn() -> Result<DType>,
+) -> Result<bool> {
+    let defined = || {
+        it.operands
+            .iter()
+            .filter(|o| !o.allocated)
+            .map(|o| &o.tensor)
+    };
+    let all_contig = defined().all(|t| t.is_contiguous());
+    let mut same_dense = false;
+    if !all_contig && !cfg.enforce_linear_iteration {
+        let mut d = defined();
+        if let Some(first) = d.next() {
+            same_dense = overlap::is_non_overlapping_and_dense(first.layout())
+                && d.all(|t| t.strides() == first.strides());
+        }
+    }
+    if !all_contig && !same_dense {
+        return Ok(false);
+    }
+    let strides: Option<Vec<isize>> = if all_contig {
+        None
+    } else {
+        it.operands
+            .iter()
+            .find(|o| !o.allocated)
+            .map(|o| o.tensor.strides().to_vec())
+    };
+    for op in 0..it.noutputs {
+        if it.operands[op].allocated {
+            let dtype = alloc_dtype()?;
+            let shape = &it.logical_shape;
+            it.operands[op].tensor = match &strides {
+                None => DynTensor::zeros(dtype, shape)?,
+                Some(s) => DynTensor::empty_strided(dtype, shape, s)?,
+            };
+        }
+    }
+    let nd = it.logical_shape.len();
+    let nt = it.operands.len();
+    it.fast_setup = true;
+    it.perm = DimVec::empty(0);
+    for d in (0..nd).rev() {
+        it.perm.push(d);
+    }
+    if nd == 0 {
+        it.shape = DimVec::empty(0);
+        it.strides = SmallBuf::empty(0);
+    } else {
+        it.shape = DimVec::filled(1, it.numel);
+        it.strides = SmallBuf::filled(nt, 0);
+        for op in 0..nt {
+            it.strides[op] = it.operands[op].tensor.dtype().size() as isize;
+        }
+    }
+    Ok(true)
+}
+
+/// PyTorch's `reorder_dimensions`: an insertion sort of the dims, fastest (smallest |stride|)
+/// first. The first operand whose strides decide (non-zero, unequal) wins; equal non-zero
+/// strides prefer the smaller dim inner; allocated outputs do not vote; in reductions the
+/// outputs' reduced (stride-0) dims go first.
+fn reorder(
+    ops: &[Operand],
+    shape: &[usize],
+    st: &[isize],
+    nd: usize,
+    is_reduction: bool,
+    perm: &mut [usize],
+) {
+    let should_swap = |dim0: usize, dim1: usize| -> i32 {
+        for (i, op) in ops.iter().enumerate() {
+            if op.allocated {
+                continue;
+            }
+            let s0 = st[i * nd + dim0];
+            let s1 = st[i * nd + dim1];
+            if is_reduction && op.is_output && ((s0 == 0) != (s1 == 0)) {
+                return if s1 == 0 { 1 } else { -1 };
+            }
+            if s0 == 0 || s1 == 0 {
+                continue;
+            }
+            let (a0, a1) = (s0.unsigned_abs(), s1.unsigned_abs());
+            if a0 < a1 {
+                return -1;
+            }
+            // A larger stride, or an equal one on a larger dim, goes outside.
+            if a0 > a1 || shape[dim0] > shape[dim1] {
+                return 1;
+            }
+        }
+        0
+    };
+    for i in 1..nd {
+        let mut dim1 = i;
+        for dim0 in (0..i).rev() {
+            let c = should_swap(perm[dim0], perm[dim1]);
+            if c > 0 {
+                perm.swap(dim0, dim1);
+                dim1 = dim0;
+            } else if c < 0 {
+                break;
+            }
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! `IterConfig`: PyTorch's `TensorIteratorConfig` builder, and the named factories.
+
+use super::TensorIterator;
+use crate::dtype::DType;
+use crate::dyn_tensor::DynTensor;
+use crate::error::Result;
+use crate::scalar::Scalar;
+use std::vec::Vec;
+
+/// The knobs of an iterator, with PyTorch's defaults: `check_mem_overlap`, `resize_outputs` and
+/// `check_all_same_dtype` on, everything else off.
+///
+/// As in PyTorch, `promote_inputs_to_common_dtype(true)` and `cast_common_dtype_to_outputs(true)`
+/// also turn `check_all_same_dtype` off (a later `check_all_same_dtype(true)` turns it back on);
+/// `declare_static_dtype` needs `check_all_same_dtype(false)` first, `declare_static_shape`
+/// needs `resize_outputs(false)`, and `promote_integer_inputs_to_float` needs
+/// `promote_inputs_to_common_dtype` (checked in [`IterConfig::build`]).
+#[derive(Clone)]
+pub struct IterConfig {
+    pub(crate) name: &'static str,
+    /// `None`: allocate.
+    pub(crate) outputs: Vec<Option<DynTensor>>,
+    /// (tensor, is_const), in the order added.
+    pub(crate) inputs: Vec<(DynTensor, bool)>,
+    pub(crate) scalars: Vec<Scalar>,
+    pub(crate) check_all_same_dtype: bool,
+    pub(crate) promote_inputs_to_common_dtype: bool,
+    pub(crate) promote_integer_inputs_to_float: bool,
+    pub(crate) cast_common_dtype_to_outputs: bool,
+    pub(crate) enforce_safe_casting_to_output: bool,
+    pub(crate) enforce_linear_iteration: bool,
+    pub(crate) resize_outputs: bool,
+    pub(crate) check_mem_overlap: bool,
+    pub(crate) allow_cpu_scalars: bool,
+    pub(crate) is_reduction: bool,
+    pub(crate) static_dtype: Option<DType>,
+    /// Set when `declare_static_dtype` was called while `check_all_same_dtype` was on.
+    pub(crate) static_dtype_misuse: bool,
+    pub(crate) static_shape: Option<Vec<usize>>,
+    pub(crate) squash_dims: Vec<usize>,
+}
+
+impl Default for IterConfig {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl IterConfig {
+    pub fn new() -> Self {
+        IterConfig {
+            name: "TensorIterator",
+            outputs: Vec::new(),
+            inputs: Vec::new(),
+            scalars: Vec::new(),
+            check_all_same_dtype: true,
+            promote_inputs_to_common_dtype: false,
+            promote_integer_inputs_to_float: false,
+            cast_common_dtype_to_outputs: false,
+            enforce_safe_casting_to_output: false,
+            enforce_linear_iteration: false,
+            resize_outputs: true,
+            check_mem_overlap: true,
+            allow_cpu_scalars: false,
+            is_reduction: false,
+            static_dtype: None,
+            static_dtype_misuse: false,
+            static_shape: None,
+            squash_dims: Vec::new(),
+        }
+    }
+
+    /// The op name used in error messages (default `"TensorIterator"`).
+    pub fn name(mut self, name: &'static str) -> Self {
+        self.name = name;
+        self
+    }
+
+    /// A given output: written in place, never broadcast (except in reductions), never resized.
+    pub fn add_output(mut self, t: &DynTensor) -> Self {
+        self.outputs.push(Some(t.clone()));
+        self
+    }
+    /// An output the iterator allocates with the broadcast shape, in the inputs' dim order.
+    pub fn add_owned_output(mut self) -> Self {
+        self.outputs.push(None);
+        self
+    }
+    pub fn add_input(mut self, t: &DynTensor) -> Self {
+        self.inputs.push((t.clone(), false));
+        self
+    }
+    pub fn add_const_input(mut self, t: &DynTensor) -> Self {
+        self.inputs.push((t.clone(), true));
+        self
+    }
+    /// A number that takes part in the common-dtype computation only (with the weakest
+    /// priority, `OperandKind::Scalar`); it is not iterated.
+    pub fn add_scalar(mut self, s: Scalar) -> Self {
+        self.scalars.push(s);
+        self
+    }
+
+    pub fn check_all_same_dtype(mut self, v: bool) -> Self {
+        self.check_all_same_dtype = v;
+        self
+    }
+    pub fn promote_inputs_to_common_dtype(mut self, v: bool) -> Self {
+        self.promote_inputs_to_common_dtype = v;
+        if v {
+            self.check_all_same_dtype = false;
+        }
+        self
+    }
+    pub fn promote_integer_inputs_to_float(mut self, v: bool) -> Self {
+        self.promote_integer_inputs_to_float = v;
+        self
+    }
+    pub fn cast_common_dtype_to_outputs(mut self, v: bool) -> Self {
+        self.cast_common_dtype_to_outputs = v;
+        if v {
+            self.check_all_same_dtype = false;
+        }
+        self
+    }
+    pub fn enforce_safe_casting_to_output(mut self, v: bool) -> Self {
+        self.enforce_safe_casting_to_output = v;
+        self
+    }
+    /// Walk the operands in logical (row-major) order: no stride sort, and the fast set-up only
+    /// for all-contiguous operands.
+    pub fn enforce_linear_iteration(mut self, v: bool) -> Self {
+        self.enforce_linear_iteration = v;
+        self
+    }
+    pub fn resize_outputs(mut self, v: bool) -> Self {
+        self.resize_outputs = v;
+        self
+    }
+    pub fn check_mem_overlap(mut self, v: bool) -> Self {
+        self.check_mem_overlap = v;
+        self
+    }
+    /// Recorded only (weft has one device).
+    pub fn allow_cpu_scalars(mut self, v: bool) -> Self {
+        self.allow_cpu_scalars = v;
+        self
+    }
+    /// Outputs may broadcast (stride 0 on reduced dims); reduced dims are walked first.
+    pub fn is_reduction(mut self, v: bool) -> Self {
+        self.is_reduction = v;
+        self
+    }
+    /// The dtype of allocated outputs (requires `check_all_same_dtype(false)` first).
+    pub fn declare_static_dtype(mut self, d: DType) -> Self {
+        if self.check_all_same_dtype {
+            self.static_dtype_misuse = true;
+        }
+        self.static_dtype = Some(d);
+        self
+    }
+    /// Same as [`IterConfig::declare_static_dtype`] (one device).
+    pub fn declare_static_dtype_and_device(self, d: DType) -> Self {
+        self.declare_static_dtype(d)
+    }
+    /// Skip shape inference: every operand must have exactly this shape (requires
+    /// `resize_outputs(false)`).
+    pub fn declare_static_shape(mut self, shape: &[usize]) -> Self {
+        self.static_shape = Some(shape.to_vec());
+        self.squash_dims.clear();
+        self
+    }
+    /// A static shape whose `squash_dims` are iterated as size 1 (the kernel walks them itself);
+    /// operands may have any size there.
+    pub fn declare_static_shape_squash(mut self, shape: &[usize], squash_dims: &[usize]) -> Self {
+        self.static_shape = Some(shape.to_vec());
+        self.squash_dims = squash_dims.to_vec();
+        self
+    }
+
+    pub fn build(self) -> Result<TensorIterator> {
+        super::build::build(self)
+    }
+}
+
+impl TensorIterator {
+    fn binary_config(out: Option<&DynTensor>, a: &DynTensor, b: &DynTensor) -> IterConfig {
+        let c = IterConfig::new()
+            .check_mem_overlap(true)
+            .allow_cpu_scalars(true)
+            .promote_inputs_to_common_dtype(true)
+            .cast_common_dtype_to_outputs(true)
+            .enforce_safe_casting_to_output(true);
+        with_out(c, out).add_const_input(a).add_const_input(b)
+    }
+
+    /// `add`, `mul`, ...: promotion, cast to the output, safe casting to a given output.
+    pub fn binary_op(out: Option<&DynTensor>, a: &DynTensor, b: &DynTensor) -> Result<Self> {
+        Self::binary_config(out, a, b).name("binary_op").build()
+    }
+
+    /// `div`, `atan2`, ...: as `binary_op`, and integer inputs compute in the default float.
+    pub fn binary_float_op(out: Option<&DynTensor>, a: &DynTensor, b: &DynTensor) -> Result<Self> {
+        Self::binary_config(out, a, b)
+            .promote_integer_inputs_to_float(true)
+            .name("binary_float_op")
+            .build()
+    }
+
+    /// `eq`, `lt`, ...: promotion; an allocated output is bool; a given non-bool output gets the
+    /// cast flag (a bool output does not: kernels write bool directly).
+    pub fn comparison_op(out: Option<&DynTensor>, a: &DynTensor, b: &DynTensor) -> Result<Self> {
+        let mut c = IterConfig::new()
+            .check_mem_overlap(true)
+            .allow_cpu_scalars(true)
+            .promote_inputs_to_common_dtype(true);
+        c = with_out(c, out).add_const_input(a).add_const_input(b);
+        match out {
+            None => c = c.declare_static_dtype(DType::Bool),
+            Some(o) if o.dtype() != DType::Bool => c = c.cast_common_dtype_to_outputs(true),
+            Some(_) => {}
+        }
+        c.name("comparison_op").build()
+    }
+
+    /// `neg`, `abs`, ...: one dtype for all operands.
+    pub fn unary_op(out: Option<&DynTensor>, a: &DynTensor) -> Result<Self> {
+        let c = IterConfig::new()
+            .check_mem_overlap(true)
+            .cast_common_dtype_to_outputs(false)
+            .enforce_safe_casting_to_output(false)
+            .check_all_same_dtype(true);
+        with_out(c, out).add_const_input(a).name("unary_op").build()
+    }
+
+    /// `exp`, `sin`, ...: integer inputs compute in the default float.
+    pub fn unary_float_op(out: Option<&DynTensor>, a: &DynTensor) -> Result<Self> {
+        let c = IterConfig::new()
+            .check_mem_overlap(true)
+            .promote_inputs_to_common_dtype(true)
+            .cast_common_dtype_to_outputs(true)
+            .enforce_safe_casting_to_output(true)
+            .promote_integer_inputs_to_float(true);
+        with_out(c, out)
+            .add_const_input(a)
+            .name("unary_float_op")
+            .build()
+    }
+
+    /// `fill_`, `arange` into `out`: one given output, no inputs.
+    pub fn nullary_op(out: &DynTensor) -> Result<Self> {
+        IterConfig::new()
+            .check_mem_overlap(true)
+            .check_all_same_dtype(false)
+            .add_output(out)
+            .resize_outputs(false)
+            .name("nullary_op")
+            .build()
+    }
+
+    /// The geometry of a reduction of `a` into `out` (keepdim shape: size 1 on reduced dims,
+    /// which get stride 0 and are walked first).
+    pub fn reduce_op(out: &DynTensor, a: &DynTensor) -> Result<Self> {
+        IterConfig::new()
+            .check_mem_overlap(false)
+            .add_output(out)
+            .add_const_input(a)
+            .resize_outputs(false)
+            .is_reduction(true)
+            .promote_inputs_to_common_dtype(true)
+            .name("reduce_op")
+            .build()
+    }
+}
+
+fn with_out(c: IterConfig, out: Option<&DynTensor>) -> IterConfig {
+    match out {
+        Some(o) => c.add_output(o),
+        None => c.add_owned_output(),
+    }
+}

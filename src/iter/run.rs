@@ -1,0 +1,267 @@
+//! Running a kernel over the geometry: a two-level loop (an odometer over the outer dims, the
+//! kernel over runs of the inner dim), split by linear element index across rayon threads.
+
+use super::TensorIterator;
+use super::small::{DimVec, SmallBuf};
+use crate::error::Result;
+use core::convert::Infallible;
+use core::ops::Range;
+use rayon::prelude::*;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// How much work one element costs; it picks the grain (elements per parallel chunk) below
+/// which a loop runs serially. A chunk should carry well over rayon's dispatch cost (a few µs),
+/// so the grains aim at roughly 30-60 µs of work per chunk on one core:
+///
+/// * `Cheap` (~1 ns/element: add, mul, copy, compare; memory-bound): 65536 elements;
+/// * `Moderate` (~5 ns/element: division, casts through f16/bf16, `where`): 16384;
+/// * `Expensive` (~20+ ns/element: exp, tanh, erf, pow): 2048;
+/// * `Grain(n)`: an explicit grain (tests use `Grain(1)` to force the parallel split).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LoopCost {
+    Cheap,
+    Moderate,
+    Expensive,
+    Grain(usize),
+}
+
+impl LoopCost {
+    pub fn grain(self) -> usize {
+        match self {
+            LoopCost::Cheap => 65536,
+            LoopCost::Moderate => 16384,
+            LoopCost::Expensive => 2048,
+            LoopCost::Grain(n) => n.max(1),
+        }
+    }
+}
+
+type Ptrs = SmallBuf<*mut u8, 8>;
+type Body1d<'a, E> = dyn FnMut(&[*mut u8], &[isize], usize) -> core::result::Result<(), E> + 'a;
+type Body2d<'a, E> =
+    dyn FnMut(&[*mut u8], &[isize], usize, usize) -> core::result::Result<(), E> + 'a;
+
+impl TensorIterator {
+    /// Runs `inner` over every element: one pointer per operand (outputs first, then inputs) to
+    /// the first element of a run, each operand's byte stride along the run, and the run length.
+    /// Called from several threads at once on disjoint runs when the work is big enough (grain
+    /// from `cost`), serially otherwise. Which element each run covers does not depend on the
+    /// thread count except for where runs are cut.
+    pub fn for_each<F: Fn(&[*mut u8], &[isize], usize) + Sync>(&self, cost: LoopCost, inner: F) {
+        let r: core::result::Result<(), Infallible> = self.par_run(cost, &|range| {
+            self.run_1d(range, &mut |p, s, n| {
+                inner(p, s, n);
+                Ok(())
+            })
+        });
+        match r {
+            Ok(()) => {}
+            Err(e) => match e {},
+        }
+    }
+
+    /// As [`TensorIterator::for_each`], for kernels that can fail. The error of the earliest
+    /// failing run (by linear position) is returned, whatever the thread count; runs after it
+    /// may or may not have been executed.
+    pub fn try_for_each<F: Fn(&[*mut u8], &[isize], usize) -> Result<()> + Sync>(
+        &self,
+        cost: LoopCost,
+        inner: F,
+    ) -> Result<()> {
+        self.par_run(cost, &|range| {
+            self.run_1d(range, &mut |p, s, n| inner(p, s, n))
+        })
+    }
+
+    /// Two-level form (PyTorch's loop2d): `inner(ptrs, strides, size0, size1)` covers `size1`
+    /// rows of `size0` elements; `strides` has `2 * ntensors` entries: every operand's byte
+    /// stride along a row, then every operand's byte stride from one row to the next.
+    pub fn for_each_2d<F: Fn(&[*mut u8], &[isize], usize, usize) + Sync>(
+        &self,
+        cost: LoopCost,
+        inner: F,
+    ) {
+        let r: core::result::Result<(), Infallible> = self.par_run(cost, &|range| {
+            self.run_2d(range, &mut |p, s, n0, n1| {
+                inner(p, s, n0, n1);
+                Ok(())
+            })
+        });
+        match r {
+            Ok(()) => {}
+            Err(e) => match e {},
+        }
+    }
+
+    /// Fallible two-level form; errors as in [`TensorIterator::try_for_each`].
+    pub fn try_for_each_2d<F: Fn(&[*mut u8], &[isize], usize, usize) -> Result<()> + Sync>(
+        &self,
+        cost: LoopCost,
+        inner: F,
+    ) -> Result<()> {
+        self.par_run(cost, &|range| {
+            self.run_2d(range, &mut |p, s, n0, n1| inner(p, s, n0, n1))
+        })
+    }
+
+    /// Runs `inner` (1-D form) serially over the linear iteration indices `range` (in the
+    /// iterator's own order, clamped to `numel`).
+    pub fn serial_for_each<F: FnMut(&[*mut u8], &[isize], usize)>(
+        &self,
+        range: Range<usize>,
+        mut inner: F,
+    ) {
+        let r: core::result::Result<(), Infallible> = self.run_1d(range, &mut |p, s, n| {
+            inner(p, s, n);
+            Ok(())
+        });
+        match r {
+            Ok(()) => {}
+            Err(e) => match e {},
+        }
+    }
+
+    /// Two-level form of [`TensorIterator::serial_for_each`].
+    pub fn serial_for_each_2d<F: FnMut(&[*mut u8], &[isize], usize, usize)>(
+        &self,
+        range: Range<usize>,
+        mut inner: F,
+    ) {
+        let r: core::result::Result<(), Infallible> = self.run_2d(range, &mut |p, s, a, b| {
+            inner(p, s, a, b);
+            Ok(())
+        });
+        match r {
+            Ok(()) => {}
+            Err(e) => match e {},
+        }
+    }
+
+    /// Splits `0..numel` into at most one chunk per thread, each at least `grain` elements, and
+    /// runs `body` on each (serially when one chunk suffices). Chunks may start and end mid-row.
+    fn par_run<E: Send>(
+        &self,
+        cost: LoopCost,
+        body: &(dyn Fn(Range<usize>) -> core::result::Result<(), E> + Sync),
+    ) -> core::result::Result<(), E> {
+        let n = self.numel;
+        if n == 0 {
+            return Ok(());
+        }
+        let threads = rayon::current_num_threads();
+        let nchunks = threads.min(n.div_ceil(cost.grain()));
+        if nchunks <= 1 {
+            return body(0..n);
+        }
+        let chunk = n.div_ceil(nchunks);
+        let first_bad = AtomicUsize::new(usize::MAX);
+        let err: Mutex<Option<(usize, E)>> = Mutex::new(None);
+        (0..nchunks).into_par_iter().for_each(|c| {
+            // A later chunk's error can never be the first one: skip work after a failure.
+            if c > first_bad.load(Ordering::Relaxed) {
+                return;
+            }
+            let range = c * chunk..((c + 1) * chunk).min(n);
+            if let Err(e) = body(range) {
+                first_bad.fetch_min(c, Ordering::Relaxed);
+                let mut g = err.lock().unwrap_or_else(|p| p.into_inner());
+                if g.as_ref().is_none_or(|(k, _)| c < *k) {
+                    *g = Some((c, e));
+                }
+            }
+        });
+        match err.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn run_1d<E>(
+        &self,
+        range: Range<usize>,
+        inner: &mut Body1d<'_, E>,
+    ) -> core::result::Result<(), E> {
+        let nt = self.ntensors();
+        self.run_2d(range, &mut |ptrs, strides, n0, n1| {
+            if n1 == 1 {
+                return inner(ptrs, &strides[..nt], n0);
+            }
+            let mut p = Ptrs::from_slice(ptrs, core::ptr::null_mut());
+            for r in 0..n1 {
+                if r > 0 {
+                    for (k, q) in p.iter_mut().enumerate() {
+                        *q = q.wrapping_offset(strides[nt + k]);
+                    }
+                }
+                inner(&p, &strides[..nt], n0)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The odometer: decodes `range.start` once, then steps by whole rows (or blocks of rows)
+    /// where it can, by partial rows at the chunk's ends.
+    fn run_2d<E>(&self, range: Range<usize>, f: &mut Body2d<'_, E>) -> core::result::Result<(), E> {
+        let end = range.end.min(self.numel);
+        let start = range.start;
+        if start >= end {
+            return Ok(());
+        }
+        let nt = self.ntensors();
+        let nd = self.ndim();
+        let mut ptrs = Ptrs::filled(nt, core::ptr::null_mut());
+        let mut st = SmallBuf::<isize, 16>::filled(2 * nt, 0);
+        if nd == 0 {
+            ptrs.copy_from_slice(&self.base);
+            return f(&ptrs, &st, 1, 1);
+        }
+        for op in 0..nt {
+            st[op] = self.strides[op * nd];
+            if nd >= 2 {
+                st[nt + op] = self.strides[op * nd + 1];
+            }
+        }
+        if nd == 1 {
+            for op in 0..nt {
+                ptrs[op] = self.base[op].wrapping_offset(start as isize * st[op]);
+            }
+            return f(&ptrs, &st, end - start, 1);
+        }
+        let shape = &self.shape;
+        let mut coord = DimVec::<usize>::filled(nd, 0);
+        let mut rem = start;
+        for d in 0..nd {
+            coord[d] = rem % shape[d];
+            rem /= shape[d];
+        }
+        let mut pos = start;
+        while pos < end {
+            for op in 0..nt {
+                let s = &self.strides[op * nd..(op + 1) * nd];
+                let off: isize = coord.iter().zip(s).map(|(&c, &s)| c as isize * s).sum();
+                ptrs[op] = self.base[op].wrapping_offset(off);
+            }
+            let left = end - pos;
+            let (n0, n1) = if coord[0] != 0 || left < shape[0] {
+                ((shape[0] - coord[0]).min(left), 1)
+            } else {
+                (shape[0], (left / shape[0]).min(shape[1] - coord[1]))
+            };
+            f(&ptrs, &st, n0, n1)?;
+            let step = n0 * n1;
+            pos += step;
+            // Add `step` to the mixed-radix counter.
+            let mut carry = step;
+            for d in 0..nd {
+                let v = coord[d] + carry;
+                coord[d] = v % shape[d];
+                carry = v / shape[d];
+                if carry == 0 {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+}
