@@ -396,8 +396,8 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<GroupedLayout> {
         }
         groups.push(shape.len() - before);
     }
-    for k in 0..n.saturating_sub(1) {
-        if usage[k] >= ra.shape[k] {
+    for (k, &u) in usage.iter().enumerate().take(n.saturating_sub(1)) {
+        if u >= ra.shape[k] {
             return Err(not_representable(
                 OP,
                 format!(
@@ -520,38 +520,34 @@ pub fn logical_divide(a: &Layout, tiler: &Layout) -> Result<GroupedLayout> {
     GroupedLayout::new(r.into_layout(), vec![tile_modes, n - tile_modes])
 }
 
-/// By-mode logical divide with a tiler `<B_0, B_1, ...>` over the modes of `a`, flattened in
+/// By-mode logical divide with a tiler `<B_0, B_1, ...>` over the top-level modes of `a`, flattened in
 /// CuTe's `zipped_divide` order: group 0 is the tile `(TileM, TileN, ...)`, group 1 the tiles
 /// `(RestM, RestN, ..., L, ...)` (modes of `a` past the tiler). Group 0 equals
 /// `composition_by_mode(a, tiler)`.
-pub fn zipped_divide(a: &Layout, tiler: &[Layout]) -> Result<GroupedLayout> {
-    if tiler.len() > a.ndim() {
+pub fn zipped_divide(a: &GroupedLayout, tiler: &[Layout]) -> Result<GroupedLayout> {
+    if tiler.len() > a.rank() {
         return Err(Error::InvalidArgument {
             op: "zipped_divide",
             reason: format!(
                 "tiler has {} modes, layout {a} has {}",
                 tiler.len(),
-                a.ndim()
+                a.rank()
             ),
         });
     }
     let mut tile = Layout {
         shape: Vec::new(),
         strides: Vec::new(),
-        offset: a.offset,
+        offset: a.layout.offset,
     };
     let mut rest = Layout {
         shape: Vec::new(),
         strides: Vec::new(),
         offset: 0,
     };
-    for k in 0..a.ndim() {
-        let m = Layout {
-            shape: vec![a.shape[k]],
-            strides: vec![a.strides[k]],
-            offset: 0,
-        };
-        match tiler.get(k) {
+    for g in 0..a.rank() {
+        let m = a.mode(g)?;
+        match tiler.get(g) {
             Some(t) => {
                 let d = logical_divide(&m, t)?;
                 tile = concat(&tile, &d.mode(0)?.with_offset(d.layout.offset));
@@ -584,7 +580,7 @@ pub fn tile(a: &Layout, tile: &[usize]) -> Result<Layout> {
     let mut shape = Vec::with_capacity(2 * tile.len());
     let mut strides = Vec::with_capacity(2 * tile.len());
     for (k, &t) in tile.iter().enumerate() {
-        if t == 0 || a.shape[k] % t != 0 {
+        if t == 0 || !a.shape[k].is_multiple_of(t) {
             return Err(Error::InvalidArgument {
                 op: "tile",
                 reason: format!(

@@ -169,15 +169,18 @@ impl Layout {
     }
 
     /// CuTe's extension of the layout function to every `i >= 0`: the colex coordinate of `i`
-    /// with the last mode left unbounded (`i / (s_0 * ... * s_{n-2})`). This is the function
+    /// with the last mode of size > 1 left unbounded (as in `coalesce(self)`, whose last mode is
+    /// the one CuTe extends). This is the function
     /// [`composition`](crate::layout::algebra::composition) composes with, so `composition(a,
     /// b)` also covers `b` reaching past `a.size()`. Agrees with `eval_colex` for `i < size`.
-    /// A rank-0 layout is the constant function `offset`.
+    /// A layout whose modes all have size 1 is the constant function `offset`.
     pub fn eval_colex_ext(&self, mut i: usize) -> i128 {
         let mut off = self.offset as i128;
-        let n = self.ndim();
-        for d in 0..n {
-            let c = if d + 1 == n {
+        let Some(last) = self.shape.iter().rposition(|&n| n > 1) else {
+            return off;
+        };
+        for d in 0..=last {
+            let c = if d == last {
                 i
             } else {
                 let s = self.shape[d].max(1);

@@ -162,4 +162,4 @@ pub mod coord;
 pub mod print;
 
 pub use algebra::GroupedLayout;
-pub use print::{print_layout, print_tensor};
+pub use print::{print_grouped_layout, print_layout, print_tensor};

@@ -126,3 +126,20 @@ pub fn print_tensor<T: crate::element::Element>(t: &crate::tensor::Tensor<T>) ->
         Err(_) => "?".into(),
     })
 }
+
+/// [`print_layout`] for a grouped layout: top-level mode g is indexed by the colex index of its
+/// group, as CuTe prints hierarchical layouts (`print_layout` of `(2,(2,2)):(4,(2,1))` is a 2x4
+/// table).
+pub fn print_grouped_layout(g: &super::GroupedLayout) -> String {
+    let l = g.layout();
+    let sizes: Vec<usize> = (0..g.rank())
+        .map(|k| l.shape()[g.group_range(k)].iter().product())
+        .collect();
+    render_table(&g.to_string(), &sizes, num_digits(l.cosize()), &|c| {
+        let mut full = Vec::with_capacity(l.ndim());
+        for (k, &ck) in c.iter().enumerate() {
+            full.extend(colex_to_coord(&l.shape()[g.group_range(k)], ck));
+        }
+        l.index_of(&full).to_string()
+    })
+}
