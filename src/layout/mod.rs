@@ -156,3 +156,10 @@ impl Layout {
         off
     }
 }
+
+pub mod algebra;
+pub mod coord;
+pub mod print;
+
+pub use algebra::GroupedLayout;
+pub use print::{print_grouped_layout, print_layout, print_tensor};

@@ -254,3 +254,8 @@ impl<T: Element> Tensor<T> {
         Tensor::from_vec(self.to_vec(), self.shape()).expect("same numel")
     }
 }
+
+pub mod coord_index;
+pub mod identity;
+
+pub use identity::{IdentityTensor, identity_tensor};
