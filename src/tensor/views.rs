@@ -139,7 +139,7 @@ fn or_panic<T>(r: Result<T>) -> T {
 
 impl<T: Element> Tensor<T> {
     /// Same storage, new layout (the layout is derived from a valid one, so it fits).
-    fn with_layout(&self, shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Tensor<T> {
+    fn view_parts(&self, shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Tensor<T> {
         debug_assert_eq!(shape.len(), strides.len());
         Tensor {
             storage: self.storage.clone(),
@@ -174,7 +174,7 @@ impl<T: Element> Tensor<T> {
             shape.push(self.shape()[d]);
             strides.push(self.strides()[d]);
         }
-        Ok(self.with_layout(shape, strides, self.offset()))
+        Ok(self.view_parts(shape, strides, self.offset()))
     }
     pub fn permute(&self, dims: &[isize]) -> Tensor<T> {
         or_panic(self.try_permute(dims))
@@ -190,7 +190,7 @@ impl<T: Element> Tensor<T> {
         let mut l = self.layout.clone();
         l.shape.swap(a, b);
         l.strides.swap(a, b);
-        Ok(self.with_layout(l.shape, l.strides, l.offset))
+        Ok(self.view_parts(l.shape, l.strides, l.offset))
     }
     pub fn transpose(&self, d0: isize, d1: isize) -> Tensor<T> {
         or_panic(self.try_transpose(d0, d1))
@@ -263,7 +263,7 @@ impl<T: Element> Tensor<T> {
         if len > 1 {
             l.strides[d] = stride * step;
         }
-        Ok(self.with_layout(l.shape, l.strides, l.offset))
+        Ok(self.view_parts(l.shape, l.strides, l.offset))
     }
     pub fn slice(
         &self,
@@ -298,7 +298,7 @@ impl<T: Element> Tensor<T> {
             l.offset = (l.offset as isize + s * l.strides[d]) as usize;
         }
         l.shape[d] = len;
-        Ok(self.with_layout(l.shape, l.strides, l.offset))
+        Ok(self.view_parts(l.shape, l.strides, l.offset))
     }
     pub fn narrow(&self, dim: isize, start: isize, len: usize) -> Tensor<T> {
         or_panic(self.try_narrow(dim, start, len))
@@ -320,7 +320,7 @@ impl<T: Element> Tensor<T> {
         l.offset = (l.offset as isize + i * l.strides[d]) as usize;
         l.shape.remove(d);
         l.strides.remove(d);
-        Ok(self.with_layout(l.shape, l.strides, l.offset))
+        Ok(self.view_parts(l.shape, l.strides, l.offset))
     }
     pub fn select(&self, dim: isize, index: isize) -> Tensor<T> {
         or_panic(self.try_select(dim, index))
@@ -371,7 +371,7 @@ impl<T: Element> Tensor<T> {
             }
         }
         checked_numel(&out_shape, size_of::<T>())?;
-        Ok(self.with_layout(out_shape, out_strides, self.offset()))
+        Ok(self.view_parts(out_shape, out_strides, self.offset()))
     }
     pub fn expand(&self, shape: &[isize]) -> Tensor<T> {
         or_panic(self.try_expand(shape))
@@ -402,7 +402,7 @@ impl<T: Element> Tensor<T> {
             .filter(|(n, _)| **n != 1)
             .map(|(&n, &s)| (n, s))
             .unzip();
-        self.with_layout(shape, strides, self.offset())
+        self.view_parts(shape, strides, self.offset())
     }
 
     /// Removes `dim` if its size is 1 (otherwise returns the tensor unchanged, like PyTorch).
@@ -417,7 +417,7 @@ impl<T: Element> Tensor<T> {
         let mut l = self.layout.clone();
         l.shape.remove(d);
         l.strides.remove(d);
-        Ok(self.with_layout(l.shape, l.strides, l.offset))
+        Ok(self.view_parts(l.shape, l.strides, l.offset))
     }
     pub fn squeeze_dim(&self, dim: isize) -> Tensor<T> {
         or_panic(self.try_squeeze_dim(dim))
@@ -435,7 +435,7 @@ impl<T: Element> Tensor<T> {
         };
         l.shape.insert(d, 1);
         l.strides.insert(d, stride);
-        Ok(self.with_layout(l.shape, l.strides, l.offset))
+        Ok(self.view_parts(l.shape, l.strides, l.offset))
     }
     pub fn unsqueeze(&self, dim: isize) -> Tensor<T> {
         or_panic(self.try_unsqueeze(dim))
@@ -446,7 +446,7 @@ impl<T: Element> Tensor<T> {
     pub fn try_view(&self, shape: &[isize]) -> Result<Tensor<T>> {
         let new_shape = infer_shape("view", shape, self.numel())?;
         match compute_stride(self.shape(), self.strides(), &new_shape) {
-            Some(strides) => Ok(self.with_layout(new_shape, strides, self.offset())),
+            Some(strides) => Ok(self.view_parts(new_shape, strides, self.offset())),
             None => Err(Error::InvalidView {
                 reason: format!(
                     "view size {new_shape:?} is not compatible with input size {:?} and strides {:?} \
@@ -465,7 +465,7 @@ impl<T: Element> Tensor<T> {
     pub fn try_reshape(&self, shape: &[isize]) -> Result<Tensor<T>> {
         let new_shape = infer_shape("reshape", shape, self.numel())?;
         match compute_stride(self.shape(), self.strides(), &new_shape) {
-            Some(strides) => Ok(self.with_layout(new_shape, strides, self.offset())),
+            Some(strides) => Ok(self.view_parts(new_shape, strides, self.offset())),
             None => Tensor::from_vec(self.to_vec(), &new_shape),
         }
     }
