@@ -29,6 +29,8 @@ pub mod layout;
 pub mod storage;
 #[cfg(feature = "std")]
 pub mod tensor;
+#[cfg(feature = "std")]
+pub mod ops;
 
 pub use dtype::{Category, DType};
 pub use element::{Element, Value, convert_value};

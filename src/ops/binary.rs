@@ -1,0 +1,255 @@
+//! The runtime runner of binary ops: promotion (through the iterator), PyTorch's checks, and the
+//! dispatch from the computation dtype to a monomorphised inner loop.
+
+use super::Operand;
+use crate::dispatch_dtypes;
+use crate::dtype::DType;
+use crate::dyn_tensor::DynTensor;
+use crate::element::{Element, convert_value};
+use crate::error::{Error, Result};
+use crate::functors::{self as f, BinaryOp, BindLhs, BindRhs, Functor};
+use crate::iter::{IterConfig, LoopCost, TensorIterator};
+use crate::kernels;
+use crate::scalar::Scalar;
+
+/// Where a scalar operand sits.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Side {
+    Lhs,
+    Rhs,
+}
+
+/// Runs a built iterator whose operands are `[out, inputs...]` with a functor of the
+/// computation dtype `C`; a scalar operand is bound into the functor (held in a register).
+pub(crate) struct BinaryRunner<'a> {
+    pub iter: &'a TensorIterator,
+    pub scalar: Option<(Side, Scalar)>,
+    pub cost: LoopCost,
+}
+
+impl BinaryRunner<'_> {
+    pub fn run<C, F>(&self, f: F) -> Result<()>
+    where
+        C: Element,
+        F: Functor<(C, C)>,
+        F::Output: Element,
+    {
+        let it = self.iter;
+        match self.scalar {
+            None => {
+                let k = kernels::binary::<C, C, F>(f, it.dtype(0), it.dtype(1), it.dtype(2));
+                it.for_each(self.cost, k);
+            }
+            Some((Side::Rhs, s)) => {
+                let k = kernels::unary::<C, _>(BindRhs { f, rhs: s.to::<C>() }, it.dtype(0), it.dtype(1));
+                it.for_each(self.cost, k);
+            }
+            Some((Side::Lhs, s)) => {
+                let k = kernels::unary::<C, _>(BindLhs { f, lhs: s.to::<C>() }, it.dtype(0), it.dtype(1));
+                it.for_each(self.cost, k);
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a unary functor over `[out, first input]` only (the second operand, a scalar or a
+    /// 0-d tensor, was folded into the functor).
+    pub fn run_unary<C, F>(&self, f: F) -> Result<()>
+    where
+        C: Element,
+        F: Functor<(C,)>,
+        F::Output: Element,
+    {
+        let it = self.iter;
+        let k = kernels::unary::<C, F>(f, it.dtype(0), it.dtype(1));
+        it.for_each(self.cost, move |p: &[*mut u8], s: &[isize], n| k(&p[..2], &s[..2], n));
+        Ok(())
+    }
+}
+
+fn unsupported(op: BinaryOp, a: DType, b: DType) -> Error {
+    Error::UnsupportedDType { op: op.name(), dtype: a, other: Some(b) }
+}
+
+/// Per-element cost class of each op, for the parallel grain.
+fn cost(op: BinaryOp) -> LoopCost {
+    match op {
+        BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot => LoopCost::Expensive,
+        BinaryOp::FloorDivide | BinaryOp::Remainder | BinaryOp::Fmod | BinaryOp::Div => {
+            LoopCost::Moderate
+        }
+        _ => LoopCost::Cheap,
+    }
+}
+
+/// The value of a 0-d tensor as a `Scalar` of its category.
+pub(crate) fn zero_dim_value(t: &DynTensor) -> Scalar {
+    crate::dispatch!(t, x => {
+        let v = x.get(&[]).expect("0-d tensor has one element");
+        match x.dtype().category() {
+            crate::Category::Bool => Scalar::Bool(convert_value(v)),
+            crate::Category::Integer => Scalar::Int(convert_value(v)),
+            crate::Category::Float => Scalar::Float(convert_value(v)),
+        }
+    })
+}
+
+/// Errors with `ZeroDivision` when any element of iterator operand `idx` is zero
+/// (integer `floor_divide`/`remainder`/`fmod`): the whole op fails before anything is written.
+fn check_no_zero_divisor(iter: &TensorIterator, idx: usize, op: BinaryOp) -> Result<()> {
+    let dtype = iter.dtype(idx);
+    crate::with_dtype!(dtype, S => {
+        iter.try_for_each(LoopCost::Cheap, |ptrs, strides, n| {
+            let (p, s) = (ptrs[idx] as *const u8, strides[idx]);
+            for i in 0..n {
+                // SAFETY: the iterator's contract: operand `idx` holds `n` valid `S` at stride `s`.
+                let v = unsafe { p.offset(i as isize * s).cast::<S>().read() };
+                if v == S::ZERO {
+                    return Err(Error::ZeroDivision { op: op.name() });
+                }
+            }
+            Ok(())
+        })
+    })
+}
+
+/// Builds the iterator of a binary op: PyTorch's `binary_op` / `binary_float_op` /
+/// `comparison_op` flags, with scalars taking part in promotion only.
+fn build_iter(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> Result<TensorIterator> {
+    let mut c = IterConfig::new()
+        .name(op.name())
+        .check_mem_overlap(true)
+        .allow_cpu_scalars(true)
+        .promote_inputs_to_common_dtype(true);
+    c = match out {
+        Some(o) => c.add_output(o),
+        None => c.add_owned_output(),
+    };
+    if op.is_predicate() {
+        match out {
+            None => c = c.declare_static_dtype(DType::Bool),
+            Some(o) if o.dtype() != DType::Bool => c = c.cast_common_dtype_to_outputs(true),
+            Some(_) => {}
+        }
+    } else {
+        c = c.cast_common_dtype_to_outputs(true).enforce_safe_casting_to_output(true);
+        if op.promotes_int_to_float() {
+            c = c.promote_integer_inputs_to_float(true);
+        }
+    }
+    for operand in [a, b] {
+        c = match operand {
+            Operand::Tensor(t) => c.add_const_input(t),
+            Operand::Scalar(s) => c.add_scalar(s),
+        };
+    }
+    c.build()
+}
+
+/// `op(a, b)` into `out` (or a new tensor), with PyTorch's promotion and checks.
+pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> Result<DynTensor> {
+    let (ad, bd) = (a.dtype(), b.dtype());
+    if matches!((a, b), (Operand::Scalar(_), Operand::Scalar(_))) {
+        return Err(Error::InvalidArgument { op: op.name(), reason: "needs at least one tensor operand".into() });
+    }
+    if op.rejects_operand(ad) || op.rejects_operand(bd) {
+        return Err(unsupported(op, ad, bd));
+    }
+    let iter = build_iter(op, a, b, out)?;
+    let common = iter.common_dtype().unwrap_or(ad);
+    let compute = op.compute_dtype(common).ok_or_else(|| unsupported(op, ad, bd))?;
+    let scalar = match (a, b) {
+        (Operand::Scalar(s), _) => Some((Side::Lhs, s)),
+        (_, Operand::Scalar(s)) => Some((Side::Rhs, s)),
+        _ => None,
+    };
+    let runner = BinaryRunner { iter: &iter, scalar, cost: cost(op) };
+
+    // Integer division by zero fails the whole op before anything is written.
+    if matches!(op, BinaryOp::FloorDivide | BinaryOp::Remainder | BinaryOp::Fmod) && compute.is_integer() {
+        match b {
+            Operand::Scalar(s) => {
+                let zero = dispatch_dtypes!(compute, int, C => s.to::<C>() == 0, _ => false);
+                if zero {
+                    return Err(Error::ZeroDivision { op: op.name() });
+                }
+            }
+            Operand::Tensor(_) => check_no_zero_divisor(&iter, iter.ninputs(), op)?,
+        }
+    }
+
+    // The second operand a CPU scalar (Python number or 0-d tensor): PyTorch's special cases.
+    let rhs_scalar = match b {
+        Operand::Scalar(s) => Some(s),
+        Operand::Tensor(t) if t.ndim() == 0 && iter.ninputs() == 2 => Some(zero_dim_value(t)),
+        _ => None,
+    };
+    if let Some(s) = rhs_scalar {
+        // f16/bf16 mul/div/floor_divide keep the scalar at f32 precision.
+        if compute.is_reduced_float() {
+            let s32 = s.to::<f32>();
+            let done = match op {
+                BinaryOp::Mul => Some(dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::MulScalarOpmath { s: s32 }), _ => unreachable!())),
+                BinaryOp::Div => Some(dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::DivScalarOpmath { s: s32 }), _ => unreachable!())),
+                BinaryOp::FloorDivide => Some(dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::FloorDivideScalarOpmath { s: s32 }), _ => unreachable!())),
+                _ => None,
+            };
+            if let Some(r) = done {
+                r?;
+                return Ok(finish(iter, out));
+            }
+        }
+        // pow with a scalar exponent: exact fast paths, and integers refuse negative exponents.
+        if op == BinaryOp::Pow && matches!(b, Operand::Scalar(_)) {
+            if compute.is_integer() {
+                if let Scalar::Int(e) = s
+                    && e < 0
+                {
+                    return Err(Error::NegativeIntegerPower);
+                }
+            }
+            dispatch_dtypes!(compute, numeric, C => runner.run_unary::<C, _>(f::PowScalar::<C> { exp: s.to::<C>() }), _ => return Err(unsupported(op, ad, bd)))?;
+            return Ok(finish(iter, out));
+        }
+    }
+
+    let r = match op {
+        BinaryOp::Add => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Add), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Sub => dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Sub), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Mul => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Mul), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Div => dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Div), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::FloorDivide => dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::FloorDivide), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Remainder => dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Remainder), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Fmod => dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Fmod), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Pow => dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Pow), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Atan2 => dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Atan2), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Maximum => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Maximum), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Minimum => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Minimum), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Eq => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Eq), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Ne => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Ne), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Lt => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Lt), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Le => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Le), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Gt => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Gt), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Ge => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Ge), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::LogicalAnd => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::LogicalAnd), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::LogicalOr => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::LogicalOr), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::LogicalXor => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::LogicalXor), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::BitwiseAnd => dispatch_dtypes!(compute, integral, C => runner.run::<C, _>(f::BitwiseAnd), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::BitwiseOr => dispatch_dtypes!(compute, integral, C => runner.run::<C, _>(f::BitwiseOr), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::BitwiseXor => dispatch_dtypes!(compute, integral, C => runner.run::<C, _>(f::BitwiseXor), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::BitwiseLeftShift => dispatch_dtypes!(compute, int, C => runner.run::<C, _>(f::BitwiseLeftShift), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::BitwiseRightShift => dispatch_dtypes!(compute, int, C => runner.run::<C, _>(f::BitwiseRightShift), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Copysign => dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Copysign), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Hypot => dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Hypot), _ => Err(unsupported(op, ad, bd))),
+    };
+    r?;
+    Ok(finish(iter, out))
+}
+
+/// The op's result: the given output (shared) or the one the iterator allocated.
+pub(crate) fn finish(iter: TensorIterator, out: Option<&DynTensor>) -> DynTensor {
+    match out {
+        Some(o) => o.clone(),
+        None => iter.into_outputs().swap_remove(0),
+    }
+}

@@ -1,0 +1,55 @@
+//! Elementwise ops: what users call. Each op is a functor (see [`crate::functors`]) run by the
+//! [`crate::iter::TensorIterator`] through a typed inner loop from [`crate::kernels`].
+//!
+//! * `binary`, `unary`, `special`: the runtime-dtype runners (promotion, checks, dispatch from
+//!   the computation dtype to the monomorphised kernel);
+//! * `dyn_api`: the `DynTensor` methods (`try_add`, `add`, `add_`, `add_out`, ...);
+//! * `typed_api`: the `Tensor<T>` methods and `std::ops` operators, checked at compile time.
+
+pub mod binary;
+pub mod dispatch;
+pub mod dyn_api;
+pub mod special;
+pub mod typed_api;
+pub mod unary;
+
+use crate::dyn_tensor::DynTensor;
+use crate::scalar::Scalar;
+
+/// One operand of a `DynTensor` op: a tensor or a Python-like scalar.
+#[derive(Clone, Copy)]
+pub enum Operand<'a> {
+    Tensor(&'a DynTensor),
+    Scalar(Scalar),
+}
+
+impl<'a> From<&'a DynTensor> for Operand<'a> {
+    fn from(t: &'a DynTensor) -> Self {
+        Operand::Tensor(t)
+    }
+}
+
+impl From<Scalar> for Operand<'_> {
+    fn from(s: Scalar) -> Self {
+        Operand::Scalar(s)
+    }
+}
+
+macro_rules! operand_from_number {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Operand<'_> {
+            fn from(v: $t) -> Self { Operand::Scalar(Scalar::from(v)) }
+        }
+    )*};
+}
+operand_from_number!(bool, u8, i8, i16, i32, i64, f32, f64);
+
+impl Operand<'_> {
+    /// The dtype this operand brings to promotion (a scalar's own type: bool, i64, f64).
+    pub fn dtype(&self) -> crate::DType {
+        match self {
+            Operand::Tensor(t) => t.dtype(),
+            Operand::Scalar(s) => s.dtype(),
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! Ops with arguments: clamp, leaky_relu, hardtanh, gelu, where, masked_fill, lerp, addcmul,
+//! and the dtype conversions `to` / `copy_`.
+
+use super::Operand;
+use super::binary::finish;
+use super::unary::{build_unary_iter, run_unary};
+use crate::dispatch_dtypes;
+use crate::dtype::DType;
+use crate::dyn_tensor::DynTensor;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::functors::{self as f, Functor};
+use crate::iter::{IterConfig, LoopCost, TensorIterator};
+use crate::kernels;
+use crate::promotion::{OperandKind, ResultTypeState, can_cast};
+use crate::scalar::Scalar;
+
+fn kind_of(o: &Operand) -> OperandKind {
+    match o {
+        Operand::Tensor(t) if t.ndim() == 0 => OperandKind::ZeroDim,
+        Operand::Tensor(_) => OperandKind::Dimensioned,
+        Operand::Scalar(_) => OperandKind::Scalar,
+    }
+}
+
+/// `torch.result_type` over operands.
+pub fn result_type_of(ops: &[Operand]) -> Option<DType> {
+    ops.iter()
+        .fold(ResultTypeState::new(), |st, o| st.update(o.dtype(), kind_of(o)))
+        .finish()
+}
+
+fn check_fits(op: &'static str, s: Scalar, dtype: DType) -> Result<()> {
+    if s.fits(dtype) {
+        Ok(())
+    } else {
+        Err(Error::ScalarOverflow { op, value: format!("{s:?}"), dtype })
+    }
+}
+
+/// A scalar as a 0-d tensor of `dtype` (a one-element operand the kernels broadcast).
+fn scalar_tensor(s: Scalar, dtype: DType) -> DynTensor {
+    crate::with_dtype!(dtype, T => crate::Tensor::<T>::scalar(s.to::<T>()).into())
+}
+
+/// Iterator over `[out, inputs...]` whose allocated output has `dtype`; inputs keep their own
+/// dtypes (the kernels cast in the loop). A given output must accept `dtype` safely.
+fn iter_with_dtype(
+    name: &'static str,
+    dtype: DType,
+    inputs: &[&DynTensor],
+    out: Option<&DynTensor>,
+) -> Result<TensorIterator> {
+    let mut c = IterConfig::new().name(name).check_mem_overlap(true).check_all_same_dtype(false);
+    c = match out {
+        Some(o) => {
+            if !can_cast(dtype, o.dtype()) {
+                return Err(Error::UnsafeCast { op: name, from: dtype, to: o.dtype() });
+            }
+            c.add_output(o)
+        }
+        None => c.add_owned_output().declare_static_dtype(dtype),
+    };
+    for t in inputs {
+        c = c.add_const_input(t);
+    }
+    c.build()
+}
+
+fn unsupported(op: &'static str, d: DType) -> Error {
+    Error::UnsupportedDType { op, dtype: d, other: None }
+}
+
+/// `clamp(x, min, max)`: scalar bounds take part in promotion (`int32.clamp(min=1.5)` is f32);
+/// tensor bounds broadcast. At least one bound is required.
+pub fn clamp(x: &DynTensor, min: Option<Operand>, max: Option<Operand>, out: Option<&DynTensor>) -> Result<DynTensor> {
+    const OP: &str = "clamp";
+    if min.is_none() && max.is_none() {
+        return Err(Error::InvalidArgument { op: OP, reason: "at least one of min and max must be given".into() });
+    }
+    let mut operands = vec![Operand::Tensor(x)];
+    operands.extend(min.iter().copied());
+    operands.extend(max.iter().copied());
+    let compute = result_type_of(&operands).unwrap_or(x.dtype());
+    if !f::table::clamp_supports(compute) {
+        return Err(unsupported(OP, x.dtype()));
+    }
+    // Scalars become values of the computation dtype (checked); tensors become inputs.
+    let mut inputs = vec![x];
+    let mut bound = |o: Option<Operand>| -> Result<(Option<Scalar>, bool)> {
+        match o {
+            None => Ok((None, false)),
+            Some(Operand::Scalar(s)) => {
+                check_fits(OP, s, compute)?;
+                Ok((Some(s), false))
+            }
+            Some(Operand::Tensor(_)) => Ok((None, true)),
+        }
+    };
+    let (lo_s, lo_t) = bound(min)?;
+    let (hi_s, hi_t) = bound(max)?;
+    if let Some(Operand::Tensor(t)) = min {
+        inputs.push(t);
+    }
+    if let Some(Operand::Tensor(t)) = max {
+        inputs.push(t);
+    }
+    let iter = iter_with_dtype(OP, compute, &inputs, out)?;
+    let cost = LoopCost::Cheap;
+    dispatch_dtypes!(compute, numeric, C => {
+        let (lo, hi) = (lo_s.map(|s| s.to::<C>()), hi_s.map(|s| s.to::<C>()));
+        let d = |i: usize| iter.dtype(i);
+        match (lo_t, hi_t) {
+            (false, false) => run_unary::<C, _>(&iter, cost, f::Clamp::new(lo, hi))?,
+            (true, false) => iter.for_each(cost, kernels::binary::<C, C, _>(ClampTensor { tensor_is_min: true, other: hi }, d(0), d(1), d(2))),
+            (false, true) => iter.for_each(cost, kernels::binary::<C, C, _>(ClampTensor { tensor_is_min: false, other: lo }, d(0), d(1), d(2))),
+            (true, true) => iter.for_each(cost, kernels::ternary::<C, C, C, _>(ClampBoth, [d(0), d(1), d(2), d(3)])),
+        }
+    }, _ => return Err(unsupported(OP, x.dtype())));
+    Ok(finish(iter, out))
+}
+
+/// clamp with one tensor bound, `(x, bound) -> x`; `other` is the scalar bound on the other
+/// side, if any.
+#[derive(Copy, Clone)]
+struct ClampTensor<C> {
+    tensor_is_min: bool,
+    other: Option<C>,
+}
+
+impl<C: Copy + Send + Sync> Functor<(C, C)> for ClampTensor<C>
+where
+    f::Clamp<C>: Functor<(C,), Output = C>,
+{
+    type Output = C;
+    #[inline(always)]
+    fn call(&self, (x, b): (C, C)) -> C {
+        let c = if self.tensor_is_min { f::Clamp::new(Some(b), self.other) } else { f::Clamp::new(self.other, Some(b)) };
+        c.call((x,))
+    }
+}
+
+/// clamp with two tensor bounds: `(x, lo, hi) -> x`.
+#[derive(Copy, Clone)]
+struct ClampBoth;
+
+impl<C: Copy + Send + Sync> Functor<(C, C, C)> for ClampBoth
+where
+    f::Clamp<C>: Functor<(C,), Output = C>,
+{
+    type Output = C;
+    #[inline(always)]
+    fn call(&self, (x, lo, hi): (C, C, C)) -> C {
+        f::Clamp::new(Some(lo), Some(hi)).call((x,))
+    }
+}
+
+/// `leaky_relu(x, negative_slope)` (floats).
+pub fn leaky_relu(x: &DynTensor, slope: f64, out: Option<&DynTensor>) -> Result<DynTensor> {
+    let iter = build_unary_iter("leaky_relu", false, false, x, out)?;
+    dispatch_dtypes!(x.dtype(), float, C => run_unary::<C, _>(&iter, LoopCost::Cheap, f::LeakyRelu { slope })?,
+        _ => return Err(unsupported("leaky_relu", x.dtype())));
+    Ok(finish(iter, out))
+}
+
+/// `hardtanh(x, min_val, max_val)` (numeric dtypes, bounds converted to x's dtype).
+pub fn hardtanh(x: &DynTensor, min: Scalar, max: Scalar, out: Option<&DynTensor>) -> Result<DynTensor> {
+    let iter = build_unary_iter("hardtanh", false, false, x, out)?;
+    dispatch_dtypes!(x.dtype(), numeric, C => run_unary::<C, _>(&iter, LoopCost::Cheap, f::Hardtanh { min: min.to::<C>(), max: max.to::<C>() })?,
+        _ => return Err(unsupported("hardtanh", x.dtype())));
+    Ok(finish(iter, out))
+}
+
+/// `gelu(x, approximate)` (floats).
+pub fn gelu(x: &DynTensor, approximate: f::GeluApproximate, out: Option<&DynTensor>) -> Result<DynTensor> {
+    let iter = build_unary_iter("gelu", false, false, x, out)?;
+    dispatch_dtypes!(x.dtype(), float, C => run_unary::<C, _>(&iter, LoopCost::Expensive, f::Gelu { approximate })?,
+        _ => return Err(unsupported("gelu", x.dtype())));
+    Ok(finish(iter, out))
+}
+
+/// `where(cond, a, b)`: `a` and `b` tensors or scalars, promoted together (cond does not take
+/// part); cond must be bool (uint8 is accepted, as PyTorch does with a deprecation warning).
+pub fn where_(cond: &DynTensor, a: Operand, b: Operand, out: Option<&DynTensor>) -> Result<DynTensor> {
+    const OP: &str = "where";
+    if !matches!(cond.dtype(), DType::Bool | DType::U8) {
+        return Err(Error::UnsupportedDType { op: OP, dtype: cond.dtype(), other: None });
+    }
+    let dtype = result_type_of(&[a, b]).expect("two operands");
+    let mut owned = Vec::new();
+    for o in [a, b] {
+        if let Operand::Scalar(s) = o {
+            check_fits(OP, s, dtype)?;
+            owned.push(scalar_tensor(s, dtype));
+        }
+    }
+    let mut owned = owned.iter();
+    let mut pick = |o: Operand<'_>| -> DynTensor {
+        match o {
+            Operand::Tensor(t) => t.clone(),
+            Operand::Scalar(_) => owned.next().expect("converted above").clone(),
+        }
+    };
+    let (ta, tb) = (pick(a), pick(b));
+    let iter = iter_with_dtype(OP, dtype, &[cond, &ta, &tb], out)?;
+    let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
+    dispatch_dtypes!(dtype, all, C => iter.for_each(LoopCost::Cheap, kernels::ternary::<bool, C, C, _>(f::Where, d)), _ => unreachable!());
+    Ok(finish(iter, out))
+}
+
+/// `masked_fill(x, mask, value)` out of place: `x` broadcasts with `mask`, the result keeps
+/// `x`'s dtype, `value` is a scalar or a 0-d tensor that must fit that dtype.
+pub fn masked_fill(x: &DynTensor, mask: &DynTensor, value: Operand, out: Option<&DynTensor>) -> Result<DynTensor> {
+    const OP: &str = "masked_fill";
+    if mask.dtype() != DType::Bool {
+        return Err(Error::UnsupportedDType { op: OP, dtype: mask.dtype(), other: None });
+    }
+    let v = match value {
+        Operand::Scalar(s) => s,
+        Operand::Tensor(t) if t.ndim() == 0 => super::binary::zero_dim_value(t),
+        Operand::Tensor(t) => {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                reason: format!("value must be a 0-dimensional tensor, got {} dims", t.ndim()),
+            });
+        }
+    };
+    let dtype = x.dtype();
+    masked_fill_value_check(v, dtype)?;
+    let iter = iter_with_dtype(OP, dtype, &[x, mask], out)?;
+    dispatch_dtypes!(dtype, all, C => iter.for_each(LoopCost::Cheap,
+        kernels::binary::<C, bool, _>(f::MaskedFill { value: v.to::<C>() }, iter.dtype(0), iter.dtype(1), iter.dtype(2))),
+        _ => unreachable!());
+    Ok(finish(iter, out))
+}
+
+/// PyTorch's checks on a masked_fill value: it must be finite and in range for an integer
+/// dtype (a float truncates), in range (or infinite) for a float dtype.
+fn masked_fill_value_check(v: Scalar, dtype: DType) -> Result<()> {
+    let ok = match v {
+        Scalar::Float(x) if dtype.is_integer() => x.is_finite() && v.fits(dtype),
+        _ => v.fits(dtype),
+    };
+    if ok { Ok(()) } else { Err(Error::ScalarOverflow { op: "masked_fill", value: format!("{v:?}"), dtype }) }
+}
+
+/// `lerp(a, b, weight)`: floats; `weight` a scalar or a tensor.
+pub fn lerp(a: &DynTensor, b: &DynTensor, weight: Operand, out: Option<&DynTensor>) -> Result<DynTensor> {
+    const OP: &str = "lerp";
+    let dtype = a.dtype();
+    if b.dtype() != dtype {
+        return Err(Error::DTypeMismatch { op: OP, expected: dtype, got: b.dtype() });
+    }
+    if !dtype.is_float() {
+        return Err(unsupported(OP, dtype));
+    }
+    match weight {
+        Operand::Scalar(w) => {
+            let iter = iter_with_dtype(OP, dtype, &[a, b], out)?;
+            let wf = w.to_f64();
+            dispatch_dtypes!(dtype, float, C => iter.for_each(LoopCost::Cheap,
+                kernels::binary::<C, C, _>(f::LerpScalar { weight: wf }, iter.dtype(0), iter.dtype(1), iter.dtype(2))),
+                _ => unreachable!());
+            Ok(finish(iter, out))
+        }
+        Operand::Tensor(w) => {
+            if w.dtype() != dtype {
+                return Err(Error::DTypeMismatch { op: OP, expected: dtype, got: w.dtype() });
+            }
+            let iter = iter_with_dtype(OP, dtype, &[a, b, w], out)?;
+            let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
+            dispatch_dtypes!(dtype, float, C => iter.for_each(LoopCost::Cheap, kernels::ternary::<C, C, C, _>(f::Lerp, d)), _ => unreachable!());
+            Ok(finish(iter, out))
+        }
+    }
+}
+
+/// `addcmul(a, t1, t2, value)` = `a + value * t1 * t2` (numeric dtypes, promoted together).
+pub fn addcmul(a: &DynTensor, t1: &DynTensor, t2: &DynTensor, value: Scalar, out: Option<&DynTensor>) -> Result<DynTensor> {
+    const OP: &str = "addcmul";
+    let dtype = result_type_of(&[Operand::Tensor(a), Operand::Tensor(t1), Operand::Tensor(t2)]).expect("operands");
+    if dtype.is_bool() || (value.is_float() && !dtype.is_float()) {
+        return Err(unsupported(OP, dtype));
+    }
+    let iter = iter_with_dtype(OP, dtype, &[a, t1, t2], out)?;
+    let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
+    let v32 = value.to::<f32>();
+    match dtype {
+        DType::F16 => iter.for_each(LoopCost::Cheap, kernels::ternary::<half::f16, half::f16, half::f16, _>(f::Addcmul { value: v32 }, d)),
+        DType::BF16 => iter.for_each(LoopCost::Cheap, kernels::ternary::<half::bf16, half::bf16, half::bf16, _>(f::Addcmul { value: v32 }, d)),
+        DType::F32 => iter.for_each(LoopCost::Cheap, kernels::ternary::<f32, f32, f32, _>(f::Addcmul { value: v32 }, d)),
+        DType::F64 => iter.for_each(LoopCost::Cheap, kernels::ternary::<f64, f64, f64, _>(f::Addcmul { value: value.to::<f64>() }, d)),
+        _ => dispatch_dtypes!(dtype, int, C => iter.for_each(LoopCost::Cheap, kernels::ternary::<C, C, C, _>(f::Addcmul { value: value.to::<C>() }, d)), _ => unreachable!()),
+    }
+    Ok(finish(iter, out))
+}
+
+/// Runs the conversion kernel `src -> dst dtype` over an iterator `[out, src]`.
+fn run_cast(iter: &TensorIterator) {
+    let (dd, sd) = (iter.dtype(0), iter.dtype(1));
+    crate::with_dtype!(sd, S => crate::with_dtype!(dd, D => {
+        iter.for_each(LoopCost::Cheap, kernels::unary::<S, f::Cast<D>>(f::Cast::new(), dd, sd))
+    }))
+}
+
+/// `x.to(dtype)`: a new tensor in `x`'s dimension order (or `x` itself when the dtype matches).
+pub fn to_dtype(x: &DynTensor, dtype: DType) -> Result<DynTensor> {
+    if x.dtype() == dtype {
+        return Ok(x.clone());
+    }
+    let iter = iter_with_dtype("to", dtype, &[x], None)?;
+    run_cast(&iter);
+    Ok(finish(iter, None))
+}
+
+/// `dst.copy_(src)`: writes `src` (broadcast to `dst`'s shape, converted to its dtype) into
+/// `dst`, which may be any view. Partial overlap between the two is an error.
+pub fn copy_into(dst: &DynTensor, src: &DynTensor) -> Result<()> {
+    let iter = IterConfig::new()
+        .name("copy_")
+        .check_mem_overlap(true)
+        .check_all_same_dtype(false)
+        .add_output(dst)
+        .add_const_input(src)
+        .build()?;
+    run_cast(&iter);
+    Ok(())
+}
+
+/// The value used where a function is generic over an element but needs its dtype.
+pub fn dtype_of<T: Element>() -> DType {
+    T::DTYPE
+}
