@@ -269,8 +269,9 @@ int_binary_impls!(Pow, [u8, i8, i16, i32, i64], |a, b| powi!(a, b));
 
 /// `x ** exp` with a scalar exponent, with PyTorch's exact fast paths.
 ///
-/// `E` is the type the exponent is held in, as in PyTorch: f32 for f32 and bf16, f64 for f64,
-/// f16 for f16 (no fast paths, a real `pow` in f32), the integer type for integers.
+/// `E` is the type the exponent is held in, the element type (PyTorch converts the scalar
+/// exponent to it, with an overflow check the ops layer does): f16 has no fast paths (a real
+/// `pow` in f32).
 /// f32/f64: `0.5` sqrt, `-0.5` 1/sqrt, `-1` 1/x, `2` x*x, `3` x*x*x, `-2` 1/(x*x).
 /// bf16: the same, with every multiplication rounded to bf16 (PyTorch multiplies in bf16).
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -318,11 +319,11 @@ impl Functor<(f16,)> for PowScalar<f16> {
         f16::from_f32(libm::powf(x.to_f32(), self.exp.to_f32()))
     }
 }
-impl Functor<(bf16,)> for PowScalar<f32> {
+impl Functor<(bf16,)> for PowScalar<bf16> {
     type Output = bf16;
     #[inline(always)]
     fn call(&self, (x,): (bf16,)) -> bf16 {
-        let e = self.exp;
+        let e = self.exp.to_f32();
         let r = |v: f32| bf16::from_f32(v).to_f32();
         let xf = x.to_f32();
         let v = if e == 2.0 {

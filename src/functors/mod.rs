@@ -9,7 +9,7 @@
 //!
 //! `no_std` (core + libm + half + num-traits).
 
-mod real;
+pub mod real;
 
 pub mod activation;
 pub mod arith;
@@ -32,7 +32,6 @@ pub use logical_bitwise::{
     BitwiseAnd, BitwiseLeftShift, BitwiseNot, BitwiseOr, BitwiseRightShift, BitwiseXor, LogicalAnd,
     LogicalNot, LogicalOr, LogicalXor, Truthy,
 };
-pub use real::Real;
 pub use select::{Addcmul, Cast, Lerp, LerpScalar, MaskedFill, Where};
 pub use table::{BinaryOp, UnaryOp, binary_out_dtype, unary_out_dtype};
 pub use unary_float::{
