@@ -213,12 +213,11 @@ fn binary(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Output, String> {
             return Err("ZeroDivisionError".into());
         }
     }
-    if op == B::Pow {
-        if let (Operand::Tensor(t), Operand::Scalar(Scalar::Int(e))) = (a, b) {
-            if !t.dtype.is_float() && *e < 0 {
-                return Err("integers to negative integer powers".into());
-            }
-        }
+    if let (B::Pow, Operand::Tensor(t), Operand::Scalar(Scalar::Int(e))) = (op, a, b)
+        && !t.dtype.is_float()
+        && *e < 0
+    {
+        return Err("integers to negative integer powers".into());
     }
 
     // PyTorch: f16/bf16 mul/div/floor_divide with a CPU scalar second operand (a Python
@@ -228,45 +227,44 @@ fn binary(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Output, String> {
         Operand::Tensor(t) if t.numel() == 1 => Some(f32::from_value(t.logical()[0])),
         _ => None,
     };
-    if compute.is_reduced_float() && matches!(op, B::Mul | B::Div | B::FloorDivide) {
-        if let Some(s) = b_scalar {
-            let values = on!(compute, [F16, BF16], T => match op {
-                B::Mul => map1::<T, _>(MulScalarOpmath { s }, &av),
-                B::Div => map1::<T, _>(DivScalarOpmath { s }, &av),
-                _ => map1::<T, _>(FloorDivideScalarOpmath { s }, &av),
-            });
-            return Ok(Output {
-                dtype: compute,
-                shape,
-                values,
-            });
-        }
+    if compute.is_reduced_float()
+        && matches!(op, B::Mul | B::Div | B::FloorDivide)
+        && let Some(s) = b_scalar
+    {
+        let values = on!(compute, [F16, BF16], T => match op {
+            B::Mul => map1::<T, _>(MulScalarOpmath { s }, &av),
+            B::Div => map1::<T, _>(DivScalarOpmath { s }, &av),
+            _ => map1::<T, _>(FloorDivideScalarOpmath { s }, &av),
+        });
+        return Ok(Output {
+            dtype: compute,
+            shape,
+            values,
+        });
     }
-    if op == B::Pow {
-        if let Operand::Scalar(e) = b {
-            // The exponent is converted with a check for f16/bf16 and integers only.
-            if !matches!(compute, DType::F32 | DType::F64) {
-                check_fits(*e, compute)?;
-            }
-            let values = match compute {
-                DType::F16 => map1::<f16, _>(PowScalar { exp: e.to::<f16>() }, &av),
-                DType::BF16 => map1::<bf16, _>(
-                    PowScalar {
-                        exp: e.to::<bf16>(),
-                    },
-                    &av,
-                ),
-                DType::F32 => map1::<f32, _>(PowScalar { exp: e.to::<f32>() }, &av),
-                DType::F64 => map1::<f64, _>(PowScalar { exp: e.to::<f64>() }, &av),
-                _ => on!(compute, [U8, I8, I16, I32, I64], T =>
-                    map1::<T, _>(PowScalar { exp: e.to::<T>() }, &av)),
-            };
-            return Ok(Output {
-                dtype: compute,
-                shape,
-                values,
-            });
+    if let (B::Pow, Operand::Scalar(e)) = (op, b) {
+        // The exponent is converted with a check for f16/bf16 and integers only.
+        if !matches!(compute, DType::F32 | DType::F64) {
+            check_fits(*e, compute)?;
         }
+        let values = match compute {
+            DType::F16 => map1::<f16, _>(PowScalar { exp: e.to::<f16>() }, &av),
+            DType::BF16 => map1::<bf16, _>(
+                PowScalar {
+                    exp: e.to::<bf16>(),
+                },
+                &av,
+            ),
+            DType::F32 => map1::<f32, _>(PowScalar { exp: e.to::<f32>() }, &av),
+            DType::F64 => map1::<f64, _>(PowScalar { exp: e.to::<f64>() }, &av),
+            _ => on!(compute, [U8, I8, I16, I32, I64], T =>
+                map1::<T, _>(PowScalar { exp: e.to::<T>() }, &av)),
+        };
+        return Ok(Output {
+            dtype: compute,
+            shape,
+            values,
+        });
     }
 
     macro_rules! go {
