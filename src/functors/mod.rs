@@ -2,7 +2,42 @@
 //! the CPU kernels and (compiled to PTX) by the GPU kernels. A functor knows values only: no
 //! strides, no threads, no allocation, no panics.
 //!
+//! Each op is a `Copy` struct implementing [`Functor`] for exactly the dtypes PyTorch supports
+//! (so `Sub` has no bool impl, the bitwise ops no float impl, `Gelu` no integer impl). Binary
+//! ops take `(T, T)` in the computation dtype; f16/bf16 are computed in f32 and rounded once.
+//! [`table`] lists the same support at run time.
+//!
 //! `no_std` (core + libm + half + num-traits).
+
+pub mod real;
+
+pub mod activation;
+pub mod arith;
+pub mod compare;
+pub mod logical_bitwise;
+pub mod select;
+pub mod table;
+pub mod unary_float;
+
+pub use activation::{
+    Clamp, Gelu, GeluApproximate, Hardtanh, LeakyRelu, Relu, Sigmoid, Silu, Softplus,
+};
+pub use arith::{
+    Abs, Add, Atan2, Copysign, Div, DivScalarOpmath, FloorDivide, FloorDivideScalarOpmath, Fmod,
+    Hypot, Maximum, Minimum, Mul, MulScalarOpmath, Neg, Pow, PowScalar, Reciprocal, Remainder,
+    Sign, Square, Sub,
+};
+pub use compare::{Eq, Ge, Gt, IsFinite, IsInf, IsNan, Le, Lt, Ne};
+pub use logical_bitwise::{
+    BitwiseAnd, BitwiseLeftShift, BitwiseNot, BitwiseOr, BitwiseRightShift, BitwiseXor, LogicalAnd,
+    LogicalNot, LogicalOr, LogicalXor, Truthy,
+};
+pub use select::{Addcmul, Cast, Lerp, LerpScalar, MaskedFill, Where};
+pub use table::{BinaryOp, UnaryOp, binary_out_dtype, unary_out_dtype};
+pub use unary_float::{
+    Acos, Asin, Atan, Ceil, Cos, Cosh, Erf, Exp, Expm1, Floor, Frac, Log, Log1p, Log2, Log10,
+    Round, Rsqrt, Sin, Sinh, Sqrt, Tan, Tanh, Trunc,
+};
 
 /// An elementwise function of the inputs `Args`: `(A,)`, `(A, B)` or `(A, B, C)`.
 ///

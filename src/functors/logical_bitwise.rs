@@ -1,0 +1,173 @@
+//! Logical functors (any dtype in, bool out; nonzero and NaN are true) and bitwise functors
+//! (integers and bool), including PyTorch's shifts.
+
+// The integer macros stamp one body for signed and unsigned types; `x < 0` is then always
+// false for the unsigned ones, which is intended.
+#![allow(unused_comparisons, clippy::absurd_extreme_comparisons)]
+
+use super::Functor;
+use half::{bf16, f16};
+
+/// Truthiness as PyTorch's `static_cast<bool>`: nonzero, NaN included; `-0.0` is false.
+pub trait Truthy: Copy {
+    fn truthy(self) -> bool;
+}
+macro_rules! truthy_int {
+    ($($t:ty),*) => {$(
+        impl Truthy for $t {
+            #[inline(always)]
+            fn truthy(self) -> bool { self != 0 }
+        }
+    )*};
+}
+truthy_int!(u8, i8, i16, i32, i64);
+impl Truthy for bool {
+    #[inline(always)]
+    fn truthy(self) -> bool {
+        self
+    }
+}
+impl Truthy for f32 {
+    #[inline(always)]
+    fn truthy(self) -> bool {
+        // `x != 0.0` is true for NaN.
+        self != 0.0
+    }
+}
+impl Truthy for f64 {
+    #[inline(always)]
+    fn truthy(self) -> bool {
+        self != 0.0
+    }
+}
+impl Truthy for f16 {
+    #[inline(always)]
+    fn truthy(self) -> bool {
+        // Any bit besides the sign set: nonzero or NaN.
+        self.to_bits() & 0x7fff != 0
+    }
+}
+impl Truthy for bf16 {
+    #[inline(always)]
+    fn truthy(self) -> bool {
+        self.to_bits() & 0x7fff != 0
+    }
+}
+
+macro_rules! unit {
+    ($($(#[$m:meta])* $name:ident),* $(,)?) => {$(
+        $(#[$m])*
+        #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+        pub struct $name;
+    )*};
+}
+unit!(
+    /// `a && b` on truthiness.
+    LogicalAnd,
+    /// `a || b` on truthiness.
+    LogicalOr,
+    /// `a != b` on truthiness.
+    LogicalXor,
+    /// `!x` on truthiness (`logical_not(NaN) = false`).
+    LogicalNot,
+    /// `a & b` (integers, bool).
+    BitwiseAnd,
+    /// `a | b` (integers, bool).
+    BitwiseOr,
+    /// `a ^ b` (integers, bool).
+    BitwiseXor,
+    /// `!x` (integers; logical not for bool).
+    BitwiseNot,
+    /// `a << b` (integers); a shift that is negative or not less than the bit width gives 0.
+    BitwiseLeftShift,
+    /// `a >> b` (integers, arithmetic for signed); a negative or too large shift fills with
+    /// the sign (0 or -1).
+    BitwiseRightShift,
+);
+
+macro_rules! logical_impls {
+    ($($t:ty),*) => {$(
+        impl Functor<($t, $t)> for LogicalAnd {
+            type Output = bool;
+            #[inline(always)]
+            fn call(&self, (a, b): ($t, $t)) -> bool { a.truthy() & b.truthy() }
+        }
+        impl Functor<($t, $t)> for LogicalOr {
+            type Output = bool;
+            #[inline(always)]
+            fn call(&self, (a, b): ($t, $t)) -> bool { a.truthy() | b.truthy() }
+        }
+        impl Functor<($t, $t)> for LogicalXor {
+            type Output = bool;
+            #[inline(always)]
+            fn call(&self, (a, b): ($t, $t)) -> bool { a.truthy() ^ b.truthy() }
+        }
+        impl Functor<($t,)> for LogicalNot {
+            type Output = bool;
+            #[inline(always)]
+            fn call(&self, (x,): ($t,)) -> bool { !x.truthy() }
+        }
+    )*};
+}
+logical_impls!(bool, u8, i8, i16, i32, i64, f16, bf16, f32, f64);
+
+macro_rules! bitwise_impls {
+    ($($t:ty),*) => {$(
+        impl Functor<($t, $t)> for BitwiseAnd {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (a, b): ($t, $t)) -> $t { a & b }
+        }
+        impl Functor<($t, $t)> for BitwiseOr {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (a, b): ($t, $t)) -> $t { a | b }
+        }
+        impl Functor<($t, $t)> for BitwiseXor {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (a, b): ($t, $t)) -> $t { a ^ b }
+        }
+        impl Functor<($t,)> for BitwiseNot {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (x,): ($t,)) -> $t { !x }
+        }
+    )*};
+}
+bitwise_impls!(bool, u8, i8, i16, i32, i64);
+
+// PyTorch: the shift amount is read as signed (`static_cast<make_signed_t<T>>(b) < 0`), so a
+// u8 shift of 200 counts as negative. Left: out of range -> 0. Right: out of range ->
+// `a >> max_shift` with max_shift = bits - 1 for signed (sign fill), bits for unsigned (0).
+macro_rules! shift_impls {
+    ($($t:ty => $s:ty),*) => {$(
+        impl Functor<($t, $t)> for BitwiseLeftShift {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (a, b): ($t, $t)) -> $t {
+                if (b as $s) < 0 || (b as $s as i64) >= <$t>::BITS as i64 {
+                    0
+                } else {
+                    a.wrapping_shl(b as u32)
+                }
+            }
+        }
+        impl Functor<($t, $t)> for BitwiseRightShift {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (a, b): ($t, $t)) -> $t {
+                let signed = <$t>::MIN < 0;
+                let max_shift = <$t>::BITS as i64 - signed as i64;
+                if (b as $s) < 0 || (b as $s as i64) >= max_shift {
+                    // Full shift: 0 for unsigned and non-negative, -1 for negative signed.
+                    let neg = a < 0;
+                    if neg { !0 } else { 0 }
+                } else {
+                    a.wrapping_shr(b as u32)
+                }
+            }
+        }
+    )*};
+}
+shift_impls!(u8 => i8, i8 => i8, i16 => i16, i32 => i32, i64 => i64);

@@ -1,0 +1,235 @@
+//! `Real`: the float math the functors are written against, for the two opmath types f32 and
+//! f64 (f16/bf16 functors compute in f32 and round once). Backed by `libm`, so it is `no_std`
+//! and compiles to PTX unchanged.
+
+use core::ops::{Add, Div, Mul, Neg, Sub};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// f32 or f64 with the libm functions the functors use.
+pub trait Real:
+    sealed::Sealed
+    + Copy
+    + PartialEq
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+{
+    const ZERO: Self;
+    const ONE: Self;
+    const HALF: Self;
+    const NAN: Self;
+    const INFINITY: Self;
+    /// Rounds an f64 constant to this type (correctly rounded).
+    fn c(x: f64) -> Self;
+    fn is_nan(self) -> bool;
+    fn is_infinite(self) -> bool;
+    fn is_sign_negative(self) -> bool;
+    fn abs(self) -> Self;
+    fn sqrt(self) -> Self;
+    fn exp(self) -> Self;
+    fn exp_m1(self) -> Self;
+    fn ln(self) -> Self;
+    fn ln_1p(self) -> Self;
+    fn log2(self) -> Self;
+    fn log10(self) -> Self;
+    fn sin(self) -> Self;
+    fn cos(self) -> Self;
+    fn tan(self) -> Self;
+    fn asin(self) -> Self;
+    fn acos(self) -> Self;
+    fn atan(self) -> Self;
+    fn sinh(self) -> Self;
+    fn cosh(self) -> Self;
+    fn tanh(self) -> Self;
+    fn erf(self) -> Self;
+    fn floor(self) -> Self;
+    fn ceil(self) -> Self;
+    fn trunc(self) -> Self;
+    /// Round half to even.
+    fn round_even(self) -> Self;
+    fn fmod(self, y: Self) -> Self;
+    fn atan2(self, x: Self) -> Self;
+    fn pow(self, y: Self) -> Self;
+    fn hypot(self, y: Self) -> Self;
+    fn copysign(self, sign: Self) -> Self;
+}
+
+macro_rules! real_impl {
+    ($t:ty, $($name:ident = $f:path),* ; $($name2:ident = $f2:path),* ) => {
+        impl Real for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            const HALF: Self = 0.5;
+            const NAN: Self = <$t>::NAN;
+            const INFINITY: Self = <$t>::INFINITY;
+            #[inline(always)]
+            fn c(x: f64) -> Self {
+                x as $t
+            }
+            #[inline(always)]
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            #[inline(always)]
+            fn is_infinite(self) -> bool {
+                <$t>::is_infinite(self)
+            }
+            #[inline(always)]
+            fn is_sign_negative(self) -> bool {
+                <$t>::is_sign_negative(self)
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                <$t>::from_bits(self.to_bits() & !(1 << (<$t>::BITS_M1)))
+            }
+            $(
+                #[inline(always)]
+                fn $name(self) -> Self {
+                    $f(self)
+                }
+            )*
+            $(
+                #[inline(always)]
+                fn $name2(self, y: Self) -> Self {
+                    $f2(self, y)
+                }
+            )*
+        }
+    };
+}
+
+trait Bits {
+    const BITS_M1: u32;
+}
+impl Bits for f32 {
+    const BITS_M1: u32 = 31;
+}
+impl Bits for f64 {
+    const BITS_M1: u32 = 63;
+}
+
+real_impl!(f32,
+    sqrt = libm::sqrtf, exp = libm::expf, exp_m1 = libm::expm1f, ln = libm::logf,
+    ln_1p = libm::log1pf, log2 = libm::log2f, log10 = libm::log10f, sin = libm::sinf,
+    cos = libm::cosf, tan = libm::tanf, asin = libm::asinf, acos = libm::acosf,
+    atan = libm::atanf, sinh = libm::sinhf, cosh = libm::coshf, tanh = libm::tanhf,
+    erf = libm::erff, floor = libm::floorf, ceil = libm::ceilf, trunc = libm::truncf,
+    round_even = libm::roundevenf;
+    fmod = libm::fmodf, atan2 = libm::atan2f, pow = libm::powf, hypot = libm::hypotf,
+    copysign = libm::copysignf
+);
+real_impl!(f64,
+    sqrt = libm::sqrt, exp = libm::exp, exp_m1 = libm::expm1, ln = libm::log,
+    ln_1p = libm::log1p, log2 = libm::log2, log10 = libm::log10, sin = libm::sin,
+    cos = libm::cos, tan = libm::tan, asin = libm::asin, acos = libm::acos,
+    atan = libm::atan, sinh = libm::sinh, cosh = libm::cosh, tanh = libm::tanh,
+    erf = libm::erf, floor = libm::floor, ceil = libm::ceil, trunc = libm::trunc,
+    round_even = libm::roundeven;
+    fmod = libm::fmod, atan2 = libm::atan2, pow = libm::pow, hypot = libm::hypot,
+    copysign = libm::copysign
+);
+
+/// Stamps `Functor<(T,)>` for f32, f64 (computed natively) and f16, bf16 (computed in f32,
+/// rounded once) for a unit or parameter struct with an inherent
+/// `fn eval<R: Real>(&self, x: R) -> R`.
+macro_rules! real_unary_impls {
+    ($name:ty) => {
+        impl $crate::functors::Functor<(f32,)> for $name {
+            type Output = f32;
+            #[inline(always)]
+            fn call(&self, (x,): (f32,)) -> f32 {
+                self.eval(x)
+            }
+        }
+        impl $crate::functors::Functor<(f64,)> for $name {
+            type Output = f64;
+            #[inline(always)]
+            fn call(&self, (x,): (f64,)) -> f64 {
+                self.eval(x)
+            }
+        }
+        impl $crate::functors::Functor<(half::f16,)> for $name {
+            type Output = half::f16;
+            #[inline(always)]
+            fn call(&self, (x,): (half::f16,)) -> half::f16 {
+                half::f16::from_f32(self.eval(x.to_f32()))
+            }
+        }
+        impl $crate::functors::Functor<(half::bf16,)> for $name {
+            type Output = half::bf16;
+            #[inline(always)]
+            fn call(&self, (x,): (half::bf16,)) -> half::bf16 {
+                half::bf16::from_f32(self.eval(x.to_f32()))
+            }
+        }
+    };
+}
+
+/// Binary counterpart of [`real_unary_impls`]: `fn eval<R: Real>(&self, a: R, b: R) -> R`.
+macro_rules! real_binary_impls {
+    ($name:ty) => {
+        impl $crate::functors::Functor<(f32, f32)> for $name {
+            type Output = f32;
+            #[inline(always)]
+            fn call(&self, (a, b): (f32, f32)) -> f32 {
+                self.eval(a, b)
+            }
+        }
+        impl $crate::functors::Functor<(f64, f64)> for $name {
+            type Output = f64;
+            #[inline(always)]
+            fn call(&self, (a, b): (f64, f64)) -> f64 {
+                self.eval(a, b)
+            }
+        }
+        impl $crate::functors::Functor<(half::f16, half::f16)> for $name {
+            type Output = half::f16;
+            #[inline(always)]
+            fn call(&self, (a, b): (half::f16, half::f16)) -> half::f16 {
+                half::f16::from_f32(self.eval(a.to_f32(), b.to_f32()))
+            }
+        }
+        impl $crate::functors::Functor<(half::bf16, half::bf16)> for $name {
+            type Output = half::bf16;
+            #[inline(always)]
+            fn call(&self, (a, b): (half::bf16, half::bf16)) -> half::bf16 {
+                half::bf16::from_f32(self.eval(a.to_f32(), b.to_f32()))
+            }
+        }
+    };
+}
+
+/// Stamps `Functor<(T, T)>` (or `(T,)`) for integer types from a closure-like body.
+macro_rules! int_binary_impls {
+    ($name:ty, [$($t:ty),*], |$a:ident, $b:ident| $body:expr) => {$(
+        impl $crate::functors::Functor<($t, $t)> for $name {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, ($a, $b): ($t, $t)) -> $t {
+                $body
+            }
+        }
+    )*};
+}
+
+macro_rules! int_unary_impls {
+    ($name:ty, [$($t:ty),*], |$x:ident| $body:expr) => {$(
+        impl $crate::functors::Functor<($t,)> for $name {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, ($x,): ($t,)) -> $t {
+                $body
+            }
+        }
+    )*};
+}
+
+pub(crate) use {int_binary_impls, int_unary_impls, real_binary_impls, real_unary_impls};

@@ -1,0 +1,395 @@
+//! Functor semantics not covered by the golden files (fmod, atan2, shifts, expm1, round, lerp,
+//! ...), checked against f64 reference math with the golden README's ulp tolerances and
+//! PyTorch's documented edge behaviour; and the op tables checked against promotion.json.
+
+mod golden;
+
+use half::{bf16, f16};
+use weft::DType;
+use weft::functors::*;
+
+/// `|got - want| <= ULPS·ulp(want) + smallest normal`, as the golden README (f32: 4 ulp).
+fn close32(got: f32, want: f64) -> bool {
+    if want.is_nan() {
+        return got.is_nan();
+    }
+    if want.is_infinite() || got.is_infinite() {
+        return got as f64 == want;
+    }
+    let e = if want == 0.0 {
+        -126
+    } else {
+        (want.abs().log2().floor() as i32).max(-126)
+    };
+    ((got as f64) - want).abs() <= 4.0 * 2f64.powi(e - 23) + 2f64.powi(-126)
+}
+
+fn close64(got: f64, want: f64) -> bool {
+    if want.is_nan() {
+        return got.is_nan();
+    }
+    if want.is_infinite() || got.is_infinite() {
+        return got == want;
+    }
+    let e = if want == 0.0 {
+        -1022
+    } else {
+        (want.abs().log2().floor() as i32).max(-1022)
+    };
+    (got - want).abs() <= 4.0 * 2f64.powi(e - 52) + f64::MIN_POSITIVE
+}
+
+const SAMPLES: &[f64] = &[
+    0.0,
+    -0.0,
+    1e-30,
+    -1e-8,
+    0.1,
+    -0.5,
+    0.5,
+    1.0,
+    -1.0,
+    1.5,
+    2.5,
+    -2.5,
+    3.7,
+    -7.25,
+    10.0,
+    20.5,
+    -30.0,
+    88.0,
+    1e10,
+    -1e10,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NAN,
+];
+
+fn check_unary<F>(f: F, reference: fn(f64) -> f64)
+where
+    F: Functor<(f32,), Output = f32> + Functor<(f64,), Output = f64>,
+{
+    for &x in SAMPLES {
+        let want = reference(x);
+        let g64: f64 = f.call((x,));
+        assert!(close64(g64, want), "f64 at {x}: got {g64}, want {want}");
+        let x32 = x as f32;
+        let want32 = reference(x32 as f64);
+        let g32: f32 = f.call((x32,));
+        assert!(
+            close32(g32, want32),
+            "f32 at {x32}: got {g32}, want {want32}"
+        );
+    }
+}
+
+#[test]
+fn unary_math_against_f64() {
+    check_unary(Expm1, f64::exp_m1);
+    check_unary(Log1p, f64::ln_1p);
+    check_unary(Log2, f64::log2);
+    check_unary(Log10, f64::log10);
+    check_unary(Tan, f64::tan);
+    check_unary(Asin, f64::asin);
+    check_unary(Acos, f64::acos);
+    check_unary(Atan, f64::atan);
+    check_unary(Sinh, f64::sinh);
+    check_unary(Cosh, f64::cosh);
+    check_unary(Reciprocal, |x| 1.0 / x);
+    check_unary(Square, |x| x * x);
+    // torch's x / (1 + e^-x): NaN at -inf (-inf / inf), like x * sigmoid(x).
+    check_unary(Silu, |x| x / (1.0 + (-x).exp()));
+    check_unary(Softplus, |x| if x > 20.0 { x } else { x.exp().ln_1p() });
+    check_unary(Sigmoid, |x| 1.0 / (1.0 + (-x).exp()));
+    // expm1/log1p keep their accuracy near 0, where exp(x)-1 would not.
+    let tiny: f64 = Expm1.call((1e-300f64,));
+    assert_eq!(tiny, 1e-300);
+    assert_eq!(Log1p.call((-1.0f64,)), f64::NEG_INFINITY);
+}
+
+#[test]
+fn sigmoid_never_overflows() {
+    assert_eq!(Sigmoid.call((-1000.0f32,)), 0.0);
+    assert_eq!(Sigmoid.call((1000.0f32,)), 1.0);
+    assert_eq!(Sigmoid.call((f64::NEG_INFINITY,)), 0.0);
+    assert!(Sigmoid.call((f32::NAN,)).is_nan());
+    // x = -100: the true value 3.7e-44 is representable (subnormal) and is kept.
+    let s: f64 = Sigmoid.call((-100.0f64,));
+    assert!(close64(s, 3.720075976020836e-44));
+}
+
+#[test]
+fn rounding_half_to_even_and_frac() {
+    let cases = [
+        (0.5, 0.0),
+        (1.5, 2.0),
+        (2.5, 2.0),
+        (-0.5, -0.0),
+        (-2.5, -2.0),
+        (3.5000001, 4.0),
+    ];
+    for (x, want) in cases {
+        let r: f64 = Round.call((x,));
+        assert_eq!(r.to_bits(), (want as f64).to_bits(), "round({x})");
+        let r32: f32 = Round.call((x as f32,));
+        assert_eq!(r32, want as f32);
+    }
+    assert_eq!(Round.call((bf16::from_f32(2.5),)), bf16::from_f32(2.0));
+    assert_eq!(Round.call((7i32,)), 7); // integers: identity
+    assert_eq!(Floor.call((-1.5f32,)), -2.0);
+    assert_eq!(Ceil.call((-1.5f32,)), -1.0);
+    assert_eq!(Trunc.call((-1.5f64,)), -1.0);
+    let fr: f64 = Frac.call((-2.75,));
+    assert_eq!(fr, -0.75);
+    assert!(Frac.call((f32::INFINITY,)).is_nan());
+    assert_eq!(Frac.call((-3.0f32,)).to_bits(), 0.0f32.to_bits()); // x - trunc(x) = +0
+}
+
+#[test]
+fn fmod_atan2_copysign_hypot() {
+    let fm: f64 = Fmod.call((-5.5, 2.0));
+    assert_eq!(fm, -1.5); // sign of the dividend
+    assert_eq!(Fmod.call((5.5f32, -2.0)), 1.5);
+    assert!(Fmod.call((1.0f64, 0.0)).is_nan());
+    assert_eq!(Fmod.call((-7i32, 3)), -1);
+    assert_eq!(Fmod.call((7i32, 0)), 0); // no panic; the ops layer reports ZeroDivision
+    assert_eq!(Fmod.call((i8::MIN, -1)), 0);
+    assert_eq!(
+        Fmod.call((f16::from_f32(5.5), f16::from_f32(2.0))),
+        f16::from_f32(1.5)
+    );
+
+    for (y, x) in [
+        (1.0, 1.0),
+        (1.0, -1.0),
+        (-0.0, -1.0),
+        (0.0, -0.0),
+        (-3.0, 0.5),
+    ] {
+        let g: f64 = Atan2.call((y, x));
+        assert!(close64(g, f64::atan2(y, x)), "atan2({y}, {x})");
+        let g32: f32 = Atan2.call((y as f32, x as f32));
+        assert!(close32(g32, f64::atan2(y, x)));
+    }
+    assert_eq!(Copysign.call((3.0f32, -0.0)), -3.0);
+    assert_eq!(Copysign.call((-3.0f64, f64::NAN)), 3.0);
+    assert_eq!(Hypot.call((3.0f64, 4.0)), 5.0);
+    assert_eq!(Hypot.call((1e300f64, 1e300)), 1e300 * 2f64.sqrt());
+    assert_eq!(Hypot.call((f32::INFINITY, f32::NAN)), f32::INFINITY);
+}
+
+#[test]
+fn shifts_follow_pytorch() {
+    assert_eq!(BitwiseLeftShift.call((1i8, 7)), -128);
+    assert_eq!(BitwiseLeftShift.call((1i8, 8)), 0);
+    assert_eq!(BitwiseLeftShift.call((1i32, -1)), 0);
+    assert_eq!(BitwiseLeftShift.call((1u8, 200)), 0); // read as i8: negative
+    assert_eq!(BitwiseLeftShift.call((3i64, 62)), -(1i64 << 62));
+    assert_eq!(BitwiseRightShift.call((-8i16, 2)), -2);
+    assert_eq!(BitwiseRightShift.call((-8i16, 15)), -1);
+    assert_eq!(BitwiseRightShift.call((-8i16, 100)), -1);
+    assert_eq!(BitwiseRightShift.call((8i16, -3)), 0);
+    assert_eq!(BitwiseRightShift.call((255u8, 7)), 1);
+    assert_eq!(BitwiseRightShift.call((255u8, 8)), 0);
+    assert_eq!(BitwiseNot.call((0u8,)), 255);
+    assert!(!BitwiseNot.call((true,)));
+}
+
+#[test]
+fn integer_edges_wrap_and_never_panic() {
+    assert_eq!(Add.call((i8::MAX, 1)), i8::MIN);
+    assert_eq!(Neg.call((i32::MIN,)), i32::MIN);
+    assert_eq!(Abs.call((i64::MIN,)), i64::MIN);
+    assert_eq!(Neg.call((1u8,)), 255);
+    assert_eq!(FloorDivide.call((i16::MIN, -1)), i16::MIN);
+    assert_eq!(Remainder.call((i16::MIN, -1)), 0);
+    assert_eq!(FloorDivide.call((-7i32, 2)), -4);
+    assert_eq!(Remainder.call((-7i32, 2)), 1);
+    assert_eq!(Remainder.call((7i32, -2)), -1);
+    assert_eq!(FloorDivide.call((7i64, 0)), 0);
+    assert_eq!(Remainder.call((7u8, 0)), 0);
+    assert_eq!(Pow.call((2i8, 7)), -128);
+    assert_eq!(Pow.call((2i32, -1)), 0);
+    assert_eq!(Pow.call((0i32, -1)), 0);
+    assert_eq!(Pow.call((1i32, -5)), 1);
+    assert_eq!(Pow.call((-1i32, -5)), -1);
+    assert_eq!(Pow.call((-1i64, i64::MIN)), 1);
+    assert_eq!(PowScalar { exp: 3u8 }.call((7u8,)), 87); // 343 mod 256
+    assert_eq!(Sign.call((-5i8,)), -1);
+    assert_eq!(Relu.call((-5i64,)), 0);
+    assert_eq!(Square.call((16i8,)), 0);
+}
+
+#[test]
+fn float_specials() {
+    assert_eq!(Sign.call((-0.0f32,)).to_bits(), 0.0f32.to_bits());
+    assert_eq!(Sign.call((f64::NAN,)), 0.0);
+    assert_eq!(Relu.call((-0.0f64,)).to_bits(), (-0.0f64).to_bits());
+    assert!(Relu.call((f32::NAN,)).is_nan());
+    assert_eq!(Rsqrt.call((-0.0f32,)), f32::NEG_INFINITY);
+    assert!(!LogicalNot.call((f32::NAN,)));
+    assert!(LogicalNot.call((-0.0f64,)));
+    assert!(LogicalAnd.call((f16::NAN, f16::from_f32(2.0))));
+    assert!(Maximum.call((f32::NAN, 1.0)).is_nan());
+    assert!(Minimum.call((1.0f64, f64::NAN)).is_nan());
+    assert!(IsNan.call((bf16::NAN,)) && !IsNan.call((3i32,)) && IsFinite.call((3u8,)));
+    assert!(IsInf.call((f16::NEG_INFINITY,)));
+    // Floor division and remainder: Python semantics, PyTorch's zero signs.
+    assert_eq!(FloorDivide.call((-5.0f64, 5.0)), -1.0);
+    assert_eq!(
+        Remainder.call((-5.0f64, 5.0)).to_bits(),
+        (-0.0f64).to_bits()
+    );
+    assert_eq!(Remainder.call((-1.0f32, f32::INFINITY)), f32::INFINITY);
+    assert_eq!(FloorDivide.call((1.0f32, 0.0)), f32::INFINITY);
+    assert_eq!(
+        FloorDivide.call((0.0f64, -3.0)).to_bits(),
+        (-0.0f64).to_bits()
+    );
+    // Bool add/mul are or/and.
+    assert!(Add.call((true, true)) && !Mul.call((true, false)));
+}
+
+#[test]
+fn activations_with_arguments() {
+    let lr = LeakyRelu { slope: 0.1 };
+    assert_eq!(lr.call((-2.0f64,)), -0.2);
+    assert_eq!(lr.call((3.0f32,)), 3.0);
+    assert_eq!(lr.call((f16::from_f32(-2.0),)), f16::from_f32(-0.2));
+    let ht = Hardtanh {
+        min: -1.0f32,
+        max: 1.0,
+    };
+    assert_eq!(ht.call((-3.0,)), -1.0);
+    assert_eq!(ht.call((0.25,)), 0.25);
+    assert!(ht.call((f32::NAN,)).is_nan());
+    assert_eq!(Hardtanh { min: 0i32, max: 6 }.call((9,)), 6);
+    let c = Clamp::new(Some(2.0f32), Some(1.0));
+    assert_eq!(c.call((0.0,)), 1.0); // min > max gives max
+    assert!(Clamp::new(Some(f64::NAN), None).call((1.0,)).is_nan());
+    assert_eq!(Clamp::new(None, Some(5u8)).call((9,)), 5);
+    let g = Gelu {
+        approximate: GeluApproximate::None,
+    };
+    let gx: f64 = g.call((1.0,));
+    assert!(close64(gx, 0.8413447460685429));
+    assert_eq!(g.call((-100.0f32,)).to_bits(), (-0.0f32).to_bits());
+    let gt = Gelu {
+        approximate: GeluApproximate::Tanh,
+    };
+    assert!(close32(gt.call((1.0f32,)), 0.8411919906082768));
+}
+
+#[test]
+fn lerp_addcmul_where_masked_fill_cast() {
+    // PyTorch's two-sided formula: exact at both ends.
+    assert_eq!(Lerp.call((1.0f64, 3.0, 0.25)), 1.5);
+    assert_eq!(Lerp.call((1.0f32, 3.0, 1.0)), 3.0);
+    assert_eq!(Lerp.call((1.0f32, 3.0, 0.0)), 1.0);
+    assert_eq!(LerpScalar { weight: 0.75 }.call((1.0f64, 3.0)), 2.5);
+    assert_eq!(LerpScalar { weight: -1.0 }.call((1.0f64, 3.0)), -1.0);
+    assert_eq!(
+        LerpScalar { weight: 0.5 }.call((bf16::from_f32(0.0), bf16::from_f32(1.0))),
+        bf16::from_f32(0.5)
+    );
+    let a = 0.1f64;
+    let b = 1e16f64;
+    let w = 0.9f64;
+    assert_eq!(Lerp.call((a, b, w)), b - (b - a) * (1.0 - w));
+    assert_eq!(Addcmul { value: 2.0f32 }.call((1.0, 3.0, 4.0)), 25.0);
+    assert_eq!(Addcmul { value: 2i8 }.call((1, 8, 8)), -127); // wraps
+    assert_eq!(
+        Addcmul { value: 0.5f32 }.call((f16::ONE, f16::from_f32(3.0), f16::from_f32(3.0))),
+        f16::from_f32(5.5)
+    );
+    assert_eq!(Where.call((true, 1u8, 2u8)), 1);
+    assert_eq!(Where.call((false, f16::ONE, f16::ZERO)), f16::ZERO);
+    assert_eq!(MaskedFill { value: -1i16 }.call((5, true)), -1);
+    assert_eq!(MaskedFill { value: -1i16 }.call((5, false)), 5);
+    assert_eq!(Cast::<u8>::new().call((300i32,)), 44);
+    assert!(Cast::<bool>::new().call((f32::NAN,)));
+    assert_eq!(
+        Cast::<f16>::new().call((1.0f64 + 2f64.powi(-11) + 2f64.powi(-40),)),
+        f16::ONE
+    );
+}
+
+#[test]
+fn pow_scalar_fast_paths() {
+    assert_eq!(PowScalar { exp: 2.0f32 }.call((3.0,)), 9.0);
+    assert_eq!(PowScalar { exp: -2.0f32 }.call((1e20,)), 0.0); // 1/(x*x) flushes like torch
+    assert_eq!(
+        PowScalar { exp: 0.5f64 }.call((-0.0,)).to_bits(),
+        (-0.0f64).to_bits()
+    ); // sqrt
+    assert!(
+        PowScalar { exp: 0.5f64 }
+            .call((f64::NEG_INFINITY,))
+            .is_nan()
+    );
+    assert_eq!(PowScalar { exp: -0.5f32 }.call((-0.0,)), f32::NEG_INFINITY);
+    assert_eq!(PowScalar { exp: -1.0f64 }.call((4.0,)), 0.25);
+    // f16 has no fast paths: pow(-0, 0.5) = +0.
+    assert_eq!(
+        PowScalar {
+            exp: f16::from_f32(0.5)
+        }
+        .call((f16::NEG_ZERO,))
+        .to_bits(),
+        0
+    );
+    let x = bf16::from_f32(1.0078125);
+    let r = bf16::from_f32(x.to_f32() * x.to_f32()).to_f32() * x.to_f32();
+    assert_eq!(
+        PowScalar {
+            exp: bf16::from_f32(3.0)
+        }
+        .call((x,)),
+        bf16::from_f32(r)
+    );
+    assert_eq!(
+        MulScalarOpmath { s: 0.3 }.call((bf16::from_f32(3.0),)),
+        bf16::from_f32(0.9)
+    );
+    assert_eq!(
+        DivScalarOpmath { s: 0.5 }.call((f16::ONE,)),
+        f16::from_f32(2.0)
+    );
+    assert_eq!(
+        FloorDivideScalarOpmath { s: -2.0 }.call((f16::from_f32(5.0),)),
+        f16::from_f32(-3.0)
+    );
+}
+
+#[test]
+fn op_tables_match_promotion_json() {
+    let j = golden::read_json("promotion.json");
+    let mut checked = 0;
+    for e in j["binary_op_support"]
+        .as_array()
+        .expect("binary_op_support")
+    {
+        let name = e["op"].as_str().unwrap();
+        let op = BinaryOp::from_name(name).unwrap_or_else(|| panic!("unknown binary op {name}"));
+        let a = DType::from_name(e["a"].as_str().unwrap()).unwrap();
+        let b = DType::from_name(e["b"].as_str().unwrap()).unwrap();
+        let want = e["dtype"].as_str().map(|d| DType::from_name(d).unwrap());
+        assert_eq!(binary_out_dtype(op, a, b), want, "{name}({a}, {b})");
+        checked += 1;
+    }
+    for e in j["unary_op_support"].as_array().expect("unary_op_support") {
+        let name = e["op"].as_str().unwrap();
+        let op = UnaryOp::from_name(name).unwrap_or_else(|| panic!("unknown unary op {name}"));
+        let a = DType::from_name(e["a"].as_str().unwrap()).unwrap();
+        let want = e["dtype"].as_str().map(|d| DType::from_name(d).unwrap());
+        assert_eq!(unary_out_dtype(op, a), want, "{name}({a})");
+        checked += 1;
+    }
+    assert_eq!(checked, 2240);
+    for op in BinaryOp::ALL {
+        assert_eq!(BinaryOp::from_name(op.name()), Some(*op));
+    }
+    for op in UnaryOp::ALL {
+        assert_eq!(UnaryOp::from_name(op.name()), Some(*op));
+    }
+}

@@ -1,0 +1,629 @@
+//! Every case of the golden `ops.json` evaluated by a naive reference evaluator built directly
+//! on the functors: broadcasting by index math, promotion with `ResultTypeState`, conversion
+//! with `Element::from_value` / `Scalar::to`, one functor call per element. This validates the
+//! functors' semantics independently of the iterator and kernels.
+
+mod golden;
+
+use golden::{Case, Evaluator, Operand, Output};
+use half::{bf16, f16};
+use weft::functors::*;
+use weft::promotion::{OperandKind, ResultTypeState};
+use weft::{DType, Element, Scalar, Value, with_dtype};
+
+/// The Rust type of a `DType` variant name (type position).
+macro_rules! ty {
+    (Bool) => {
+        bool
+    };
+    (U8) => {
+        u8
+    };
+    (I8) => {
+        i8
+    };
+    (I16) => {
+        i16
+    };
+    (I32) => {
+        i32
+    };
+    (I64) => {
+        i64
+    };
+    (F16) => {
+        f16
+    };
+    (BF16) => {
+        bf16
+    };
+    (F32) => {
+        f32
+    };
+    (F64) => {
+        f64
+    };
+}
+
+/// Runs `$body` with `$T` bound to the element type of `$d`, for the listed dtypes only (the
+/// ones the functor implements); any other dtype is an error.
+macro_rules! on {
+    ($d:expr, [$($v:ident),*], $T:ident => $body:expr) => {
+        match $d {
+            $(DType::$v => { type $T = ty!($v); $body })*
+            #[allow(unreachable_patterns)]
+            other => return Err(format!("not implemented for {other}")),
+        }
+    };
+}
+
+fn kind(o: &Operand) -> (DType, OperandKind) {
+    match o {
+        Operand::Scalar(s) => (s.dtype(), OperandKind::Scalar),
+        Operand::Tensor(t) if t.shape.is_empty() => (t.dtype, OperandKind::ZeroDim),
+        Operand::Tensor(t) => (t.dtype, OperandKind::Dimensioned),
+    }
+}
+
+fn dtype_of(o: &Operand) -> DType {
+    kind(o).0
+}
+
+fn shape_of(o: &Operand) -> &[usize] {
+    match o {
+        Operand::Scalar(_) => &[],
+        Operand::Tensor(t) => &t.shape,
+    }
+}
+
+fn result_type(ops: &[&Operand]) -> DType {
+    let mut st = ResultTypeState::new();
+    for o in ops {
+        let (d, k) = kind(o);
+        st = st.update(d, k);
+    }
+    st.finish().expect("at least one operand")
+}
+
+fn broadcast(shapes: &[&[usize]]) -> Result<Vec<usize>, String> {
+    let nd = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    let mut out = vec![1usize; nd];
+    for s in shapes {
+        for (i, &n) in s.iter().enumerate() {
+            let o = &mut out[nd - s.len() + i];
+            if *o == 1 {
+                *o = n;
+            } else if n != 1 && n != *o {
+                return Err(format!("shapes {shapes:?} do not broadcast"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The operand's values broadcast to `shape`, row-major, as exact `Value`s of its own dtype.
+fn expand(o: &Operand, shape: &[usize]) -> Vec<Value> {
+    let n: usize = shape.iter().product();
+    match o {
+        Operand::Scalar(s) => vec![s.to_value(); n],
+        Operand::Tensor(t) => {
+            let nd = shape.len();
+            let lead = nd - t.shape.len();
+            let mut out = Vec::with_capacity(n);
+            let mut idx = vec![0usize; nd];
+            for _ in 0..n {
+                let mut pos = t.offset;
+                for d in 0..t.shape.len() {
+                    if t.shape[d] != 1 {
+                        pos += idx[lead + d] * t.strides[d];
+                    }
+                }
+                out.push(t.storage[pos]);
+                for d in (0..nd).rev() {
+                    idx[d] += 1;
+                    if idx[d] < shape[d] {
+                        break;
+                    }
+                    idx[d] = 0;
+                }
+            }
+            out
+        }
+    }
+}
+
+fn map1<T: Element, F: Functor<(T,)>>(f: F, x: &[Value]) -> Vec<Value>
+where
+    F::Output: Element,
+{
+    x.iter()
+        .map(|&v| f.call((T::from_value(v),)).to_value())
+        .collect()
+}
+
+fn map2<T: Element, F: Functor<(T, T)>>(f: F, a: &[Value], b: &[Value]) -> Vec<Value>
+where
+    F::Output: Element,
+{
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| f.call((T::from_value(x), T::from_value(y))).to_value())
+        .collect()
+}
+
+fn to_scalar(v: Value) -> Scalar {
+    match v {
+        Value::Bool(b) => Scalar::Bool(b),
+        Value::Int(i) => Scalar::Int(i),
+        Value::F32(x) => Scalar::Float(x as f64),
+        Value::F64(x) => Scalar::Float(x),
+    }
+}
+
+/// The functor-level reference evaluator.
+struct Reference;
+
+impl Evaluator for Reference {
+    fn eval(&self, case: &Case) -> Result<Output, String> {
+        let a = &case.args;
+        match case.op.as_str() {
+            "gelu" => unary_gelu(&a[0], case.kwargs.gelu_tanh),
+            "clamp" => clamp(&a[0], case.kwargs.clamp_min, case.kwargs.clamp_max),
+            "where" => where_(&a[0], &a[1], &a[2]),
+            "masked_fill" => masked_fill(&a[0], &a[1], &a[2]),
+            "to" => to(&a[0], case.kwargs.to.ok_or("to without dtype")?),
+            op => {
+                if let Some(u) = UnaryOp::from_name(op) {
+                    unary(u, &a[0])
+                } else if let Some(b) = BinaryOp::from_name(op) {
+                    binary(b, &a[0], &a[1])
+                } else {
+                    Err(format!("unknown op {op}"))
+                }
+            }
+        }
+    }
+}
+
+fn binary(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Output, String> {
+    use BinaryOp as B;
+    let scalar_any = matches!(a, Operand::Scalar(_)) || matches!(b, Operand::Scalar(_));
+    if scalar_any
+        && matches!(
+            op,
+            B::Maximum | B::Minimum | B::LogicalAnd | B::LogicalOr | B::LogicalXor
+        )
+    {
+        return Err("signature: no Python scalar operand".into());
+    }
+    if op.rejects_operand(dtype_of(a)) || op.rejects_operand(dtype_of(b)) {
+        return Err(format!("{} refuses bool operands", op.name()));
+    }
+    let common = result_type(&[a, b]);
+    let compute = op
+        .compute_dtype(common)
+        .ok_or_else(|| format!("{} not implemented for {common}", op.name()))?;
+    let shape = broadcast(&[shape_of(a), shape_of(b)])?;
+    let av = expand(a, &shape);
+    let bv = expand(b, &shape);
+
+    if matches!(op, B::FloorDivide | B::Remainder | B::Fmod) && compute.is_integer() {
+        let zero = with_dtype!(compute, T => bv.iter().any(|&v| T::from_value(v) == T::ZERO));
+        if zero {
+            return Err("ZeroDivisionError".into());
+        }
+    }
+    if let (B::Pow, Operand::Tensor(t), Operand::Scalar(Scalar::Int(e))) = (op, a, b)
+        && !t.dtype.is_float()
+        && *e < 0
+    {
+        return Err("integers to negative integer powers".into());
+    }
+
+    // PyTorch: f16/bf16 mul/div/floor_divide with a CPU scalar second operand (a Python
+    // number or a one-element tensor) use its value at f32 precision.
+    let b_scalar = match b {
+        Operand::Scalar(s) => Some(s.to::<f32>()),
+        Operand::Tensor(t) if t.numel() == 1 => Some(f32::from_value(t.logical()[0])),
+        _ => None,
+    };
+    if compute.is_reduced_float()
+        && matches!(op, B::Mul | B::Div | B::FloorDivide)
+        && let Some(s) = b_scalar
+    {
+        let values = on!(compute, [F16, BF16], T => match op {
+            B::Mul => map1::<T, _>(MulScalarOpmath { s }, &av),
+            B::Div => map1::<T, _>(DivScalarOpmath { s }, &av),
+            _ => map1::<T, _>(FloorDivideScalarOpmath { s }, &av),
+        });
+        return Ok(Output {
+            dtype: compute,
+            shape,
+            values,
+        });
+    }
+    if let (B::Pow, Operand::Scalar(e)) = (op, b) {
+        // The exponent is converted with a check for f16/bf16 and integers only.
+        if !matches!(compute, DType::F32 | DType::F64) {
+            check_fits(*e, compute)?;
+        }
+        let values = match compute {
+            DType::F16 => map1::<f16, _>(PowScalar { exp: e.to::<f16>() }, &av),
+            DType::BF16 => map1::<bf16, _>(
+                PowScalar {
+                    exp: e.to::<bf16>(),
+                },
+                &av,
+            ),
+            DType::F32 => map1::<f32, _>(PowScalar { exp: e.to::<f32>() }, &av),
+            DType::F64 => map1::<f64, _>(PowScalar { exp: e.to::<f64>() }, &av),
+            _ => on!(compute, [U8, I8, I16, I32, I64], T =>
+                map1::<T, _>(PowScalar { exp: e.to::<T>() }, &av)),
+        };
+        return Ok(Output {
+            dtype: compute,
+            shape,
+            values,
+        });
+    }
+
+    macro_rules! go {
+        ($f:expr, [$($v:ident),*]) => {
+            on!(compute, [$($v),*], T => map2::<T, _>($f, &av, &bv))
+        };
+    }
+    let values = match op {
+        B::Add => go!(Add, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        B::Sub => go!(Sub, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        B::Mul => go!(Mul, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        B::Div => go!(Div, [F16, BF16, F32, F64]),
+        B::FloorDivide => go!(FloorDivide, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        B::Remainder => go!(Remainder, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        B::Fmod => go!(Fmod, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        B::Pow => go!(Pow, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        B::Atan2 => go!(Atan2, [F16, BF16, F32, F64]),
+        B::Copysign => go!(Copysign, [F16, BF16, F32, F64]),
+        B::Hypot => go!(Hypot, [F16, BF16, F32, F64]),
+        B::Maximum => go!(Maximum, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        B::Minimum => go!(Minimum, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        B::Eq => go!(Eq, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        B::Ne => go!(Ne, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        B::Lt => go!(Lt, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        B::Le => go!(Le, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        B::Gt => go!(Gt, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        B::Ge => go!(Ge, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        B::LogicalAnd => go!(
+            LogicalAnd,
+            [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]
+        ),
+        B::LogicalOr => go!(
+            LogicalOr,
+            [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]
+        ),
+        B::LogicalXor => go!(
+            LogicalXor,
+            [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]
+        ),
+        B::BitwiseAnd => go!(BitwiseAnd, [Bool, U8, I8, I16, I32, I64]),
+        B::BitwiseOr => go!(BitwiseOr, [Bool, U8, I8, I16, I32, I64]),
+        B::BitwiseXor => go!(BitwiseXor, [Bool, U8, I8, I16, I32, I64]),
+        B::BitwiseLeftShift => go!(BitwiseLeftShift, [U8, I8, I16, I32, I64]),
+        B::BitwiseRightShift => go!(BitwiseRightShift, [U8, I8, I16, I32, I64]),
+    };
+    Ok(Output {
+        dtype: op.out_dtype(compute),
+        shape,
+        values,
+    })
+}
+
+fn unary(op: UnaryOp, x: &Operand) -> Result<Output, String> {
+    use UnaryOp as U;
+    let Operand::Tensor(t) = x else {
+        return Err("unary op on a scalar".into());
+    };
+    let compute = op
+        .compute_dtype(t.dtype)
+        .ok_or_else(|| format!("{} not implemented for {}", op.name(), t.dtype))?;
+    let xv = t.logical();
+    macro_rules! go {
+        ($f:expr, [$($v:ident),*]) => {
+            on!(compute, [$($v),*], T => map1::<T, _>($f, &xv))
+        };
+    }
+    macro_rules! fl {
+        ($f:expr) => {
+            go!($f, [F16, BF16, F32, F64])
+        };
+    }
+    let values = match op {
+        U::Neg => go!(Neg, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        U::Abs => go!(Abs, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        U::Sign => go!(Sign, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        U::Relu => go!(Relu, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        U::Square => go!(Square, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        U::Exp => fl!(Exp),
+        U::Expm1 => fl!(Expm1),
+        U::Log => fl!(Log),
+        U::Log1p => fl!(Log1p),
+        U::Log2 => fl!(Log2),
+        U::Log10 => fl!(Log10),
+        U::Sqrt => fl!(Sqrt),
+        U::Rsqrt => fl!(Rsqrt),
+        U::Reciprocal => fl!(Reciprocal),
+        U::Sin => fl!(Sin),
+        U::Cos => fl!(Cos),
+        U::Tan => fl!(Tan),
+        U::Asin => fl!(Asin),
+        U::Acos => fl!(Acos),
+        U::Atan => fl!(Atan),
+        U::Sinh => fl!(Sinh),
+        U::Cosh => fl!(Cosh),
+        U::Tanh => fl!(Tanh),
+        U::Sigmoid => fl!(Sigmoid),
+        U::Silu => fl!(Silu),
+        U::Softplus => fl!(Softplus),
+        U::Gelu => fl!(Gelu::default()),
+        U::Erf => fl!(Erf),
+        U::Frac => fl!(Frac),
+        U::Floor => go!(Floor, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        U::Ceil => go!(Ceil, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        U::Round => go!(Round, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        U::Trunc => go!(Trunc, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        U::LogicalNot => go!(
+            LogicalNot,
+            [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]
+        ),
+        U::BitwiseNot => go!(BitwiseNot, [Bool, U8, I8, I16, I32, I64]),
+        U::IsNan => go!(IsNan, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        U::IsInf => go!(IsInf, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+        U::IsFinite => go!(IsFinite, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
+    };
+    Ok(Output {
+        dtype: op.out_dtype(compute),
+        shape: t.shape.clone(),
+        values,
+    })
+}
+
+fn unary_gelu(x: &Operand, tanh: bool) -> Result<Output, String> {
+    let Operand::Tensor(t) = x else {
+        return Err("gelu on a scalar".into());
+    };
+    let f = Gelu {
+        approximate: if tanh {
+            GeluApproximate::Tanh
+        } else {
+            GeluApproximate::None
+        },
+    };
+    let xv = t.logical();
+    let values = on!(t.dtype, [F16, BF16, F32, F64], T => map1::<T, _>(f, &xv));
+    Ok(Output {
+        dtype: t.dtype,
+        shape: t.shape.clone(),
+        values,
+    })
+}
+
+/// c10's `overflows<T>(scalar)` check (what `Scalar::to<T>()` raises on): integers must lie in
+/// the type's range, except that unsigned types also take negatives down to -max (they wrap);
+/// floats into integers must lie in range (no truncation first), NaN/inf refused; into float
+/// types only finite values beyond the largest finite value overflow.
+fn torch_fits(s: Scalar, d: DType) -> bool {
+    let (lo, hi): (f64, f64) = match d {
+        DType::Bool => return true,
+        DType::U8 => (0.0, 255.0),
+        DType::I8 => (-128.0, 127.0),
+        DType::I16 => (-32768.0, 32767.0),
+        DType::I32 => (i32::MIN as f64, i32::MAX as f64),
+        DType::I64 => (i64::MIN as f64, i64::MAX as f64),
+        DType::F16 => (-65504.0, 65504.0),
+        DType::BF16 => (-bf16::MAX.to_f64(), bf16::MAX.to_f64()),
+        DType::F32 => (f32::MIN as f64, f32::MAX as f64),
+        DType::F64 => return true,
+    };
+    match s {
+        Scalar::Bool(_) => true,
+        Scalar::Int(i) if d.is_integer() => {
+            let (lo, hi) = (lo as i128, hi as i128);
+            let i = i as i128;
+            let lo = if d == DType::U8 { -hi } else { lo };
+            i >= lo && i <= hi
+        }
+        Scalar::Int(i) => (i as f64) >= lo && (i as f64) <= hi,
+        Scalar::Float(x) if d.is_integer() => x.is_finite() && x >= lo && x <= hi,
+        Scalar::Float(x) => !x.is_finite() || (x >= lo && x <= hi),
+    }
+}
+
+fn check_fits(s: Scalar, d: DType) -> Result<(), String> {
+    if torch_fits(s, d) {
+        Ok(())
+    } else {
+        Err(format!("scalar {s:?} overflows {d}"))
+    }
+}
+
+fn clamp(x: &Operand, min: Option<Scalar>, max: Option<Scalar>) -> Result<Output, String> {
+    if min.is_none() && max.is_none() {
+        return Err("signature: clamp needs a bound".into());
+    }
+    let Operand::Tensor(t) = x else {
+        return Err("clamp on a scalar".into());
+    };
+    let mut ops: Vec<Operand> = vec![x.clone()];
+    ops.extend(min.map(Operand::Scalar));
+    ops.extend(max.map(Operand::Scalar));
+    let compute = result_type(&ops.iter().collect::<Vec<_>>());
+    let xv = t.logical();
+    let values = if compute.is_integer() {
+        // PyTorch: a bound beyond the side it clamps towards is refused (`u8.clamp(min=300)`,
+        // `u8.clamp(max=-2)`); one beyond the other side is a no-op (`u8.clamp(min=-1)`,
+        // `i8.clamp(max=1000)`). Bounds are bool or int here (a float bound promotes).
+        let (lo, hi) = with_dtype!(compute, T => (
+            T::from_value(Value::F64(f64::NEG_INFINITY)).to_value(),
+            T::from_value(Value::F64(f64::INFINITY)).to_value(),
+        ));
+        let (Value::Int(lo), Value::Int(hi)) = (lo, hi) else {
+            unreachable!()
+        };
+        let as_int = |s: Scalar| match s {
+            Scalar::Bool(b) => b as i64,
+            Scalar::Int(i) => i,
+            Scalar::Float(x) => x as i64,
+        };
+        let min = min.map(as_int);
+        let max = max.map(as_int);
+        if min.is_some_and(|m| m > hi) || max.is_some_and(|m| m < lo) {
+            return Err("clamp bound outside the representable range".into());
+        }
+        let min = min.filter(|&m| m >= lo);
+        let max = max.filter(|&m| m <= hi);
+        on!(compute, [U8, I8, I16, I32, I64], T => {
+            let f = Clamp::<T>::new(
+                min.map(|m| T::from_value(Value::Int(m))),
+                max.map(|m| T::from_value(Value::Int(m))),
+            );
+            map1::<T, _>(f, &xv)
+        })
+    } else {
+        for s in min.iter().chain(max.iter()) {
+            check_fits(*s, compute)?;
+        }
+        on!(compute, [F16, BF16, F32, F64], T => {
+            let f = Clamp::<T>::new(min.map(|s| s.to::<T>()), max.map(|s| s.to::<T>()));
+            map1::<T, _>(f, &xv)
+        })
+    };
+    Ok(Output {
+        dtype: compute,
+        shape: t.shape.clone(),
+        values,
+    })
+}
+
+fn where_(c: &Operand, a: &Operand, b: &Operand) -> Result<Output, String> {
+    let cd = dtype_of(c);
+    if !matches!(cd, DType::Bool | DType::U8) {
+        return Err(format!("where: condition must be bool, got {cd}"));
+    }
+    let compute = result_type(&[a, b]);
+    // PyTorch checks scalar operands against the computation type, f32 for f16/bf16
+    // (`where(c, f16, 1e10)` is inf, `where(c, int8, 1000)` and `where(c, 1e300, int32)` raise).
+    let check = if compute.is_reduced_float() {
+        DType::F32
+    } else {
+        compute
+    };
+    for o in [a, b] {
+        if let Operand::Scalar(s) = o {
+            check_fits(*s, check)?;
+        }
+    }
+    let shape = broadcast(&[shape_of(c), shape_of(a), shape_of(b)])?;
+    let (cv, av, bv) = (expand(c, &shape), expand(a, &shape), expand(b, &shape));
+    let values = with_dtype!(compute, T => cv
+        .iter()
+        .zip(av.iter().zip(&bv))
+        .map(|(&c, (&x, &y))| {
+            Where.call((bool::from_value(c), T::from_value(x), T::from_value(y))).to_value()
+        })
+        .collect());
+    Ok(Output {
+        dtype: compute,
+        shape,
+        values,
+    })
+}
+
+fn masked_fill(x: &Operand, mask: &Operand, value: &Operand) -> Result<Output, String> {
+    let Operand::Tensor(t) = x else {
+        return Err("masked_fill on a scalar".into());
+    };
+    if dtype_of(mask) != DType::Bool {
+        return Err("masked_fill: mask must be bool".into());
+    }
+    let v = match value {
+        Operand::Scalar(s) => *s,
+        Operand::Tensor(v) if v.shape.is_empty() => to_scalar(v.logical()[0]),
+        Operand::Tensor(_) => return Err("masked_fill: value must be 0-d".into()),
+    };
+    check_fits(v, t.dtype)?;
+    let shape = broadcast(&[&t.shape, shape_of(mask)])?;
+    let (xv, mv) = (expand(x, &shape), expand(mask, &shape));
+    let values = with_dtype!(t.dtype, T => {
+        let f = MaskedFill { value: v.to::<T>() };
+        xv.iter()
+            .zip(&mv)
+            .map(|(&x, &m)| f.call((T::from_value(x), bool::from_value(m))).to_value())
+            .collect()
+    });
+    Ok(Output {
+        dtype: t.dtype,
+        shape,
+        values,
+    })
+}
+
+fn to(x: &Operand, d: DType) -> Result<Output, String> {
+    let Operand::Tensor(t) = x else {
+        return Err("to on a scalar".into());
+    };
+    let xv = t.logical();
+    let values =
+        with_dtype!(t.dtype, S => with_dtype!(d, D => map1::<S, _>(Cast::<D>::new(), &xv)));
+    Ok(Output {
+        dtype: d,
+        shape: t.shape.clone(),
+        values,
+    })
+}
+
+/// Cases where torch's result depends on the memory layout or on an algorithm the golden data
+/// does not pin down, which no per-element functor can reproduce; listed so that every other
+/// case must pass. Reported to the lead (see the branch report):
+/// * gelu(erf) on contiguous f32/f16/bf16: torch's vectorized path gives NaN for +inf and
+///   overflows to inf near 3e38; its strided path (and f64) gives inf and x, like `Gelu`.
+/// * sqrt: 8 elements (f32/f64) are 1 ulp below the correctly rounded root (e.g. sqrt(2.0) f64),
+///   although sqrt is `float_exact`; all other 1.7k sqrt elements are correctly rounded.
+/// * remainder/0099: f32 3e38 % 0.7456 is NaN in torch (its vectorized fmod), finite in IEEE.
+const KNOWN_DIVERGENCES: &[&str] = &[
+    "gelu/0066",
+    "gelu/0090",
+    "gelu/0110",
+    "gelu/0186",
+    "gelu/0212",
+    "gelu/t00",
+    "sqrt/0010",
+    "sqrt/0052",
+    "sqrt/0063",
+    "sqrt/0101",
+    "sqrt/0114",
+    "sqrt/0165",
+    "sqrt/0175",
+    "sqrt/0185",
+    "remainder/0099",
+];
+
+#[test]
+fn golden_ops_reference_evaluator() {
+    let g = golden::load_ops();
+    let s = golden::run(&g, &Reference);
+    assert_eq!(s.passed + s.failed + s.skipped, g.cases.len());
+    let unexpected: Vec<&String> = s
+        .failures
+        .iter()
+        .filter(|f| {
+            !KNOWN_DIVERGENCES
+                .iter()
+                .any(|k| f.starts_with(&format!("{k}:")))
+        })
+        .collect();
+    assert!(
+        unexpected.is_empty(),
+        "{} unexpected golden failures: {unexpected:#?}",
+        unexpected.len()
+    );
+    println!("golden (reference): {} known torch divergences", s.failed);
+}
