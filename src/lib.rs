@@ -26,11 +26,11 @@ pub mod kernels;
 #[cfg(feature = "std")]
 pub mod layout;
 #[cfg(feature = "std")]
+pub mod ops;
+#[cfg(feature = "std")]
 pub mod storage;
 #[cfg(feature = "std")]
 pub mod tensor;
-#[cfg(feature = "std")]
-pub mod ops;
 
 pub use dtype::{Category, DType};
 pub use element::{Element, Value, convert_value};

@@ -55,38 +55,33 @@ impl Scalar {
         matches!(self, Scalar::Float(_))
     }
 
-    /// Whether the value is exactly representable... in the range of `dtype` (PyTorch's
-    /// overflow check for `where`, `masked_fill` and `clamp` bounds).
+    /// PyTorch's overflow check when a scalar is converted to `dtype` (`where`, `masked_fill`,
+    /// clamp bounds, pow exponents): integers must lie in the dtype's range (u8 also accepts
+    /// -255..=-1, which wrap), a float going into an integer must be finite and in range
+    /// (checked before truncation), a finite float going into a float must not exceed its
+    /// largest value (infinities and NaN pass); f64 takes everything, bools always fit.
     pub fn fits(self, dtype: DType) -> bool {
-        match (self, dtype.category()) {
-            (_, crate::dtype::Category::Bool) => true,
-            (Scalar::Bool(_), _) => true,
-            (Scalar::Int(i), crate::dtype::Category::Integer) => {
+        let (lo, hi): (f64, f64) = match dtype {
+            DType::Bool | DType::F64 => return true,
+            DType::U8 => (0.0, 255.0),
+            DType::I8 => (-128.0, 127.0),
+            DType::I16 => (-32768.0, 32767.0),
+            DType::I32 => (i32::MIN as f64, i32::MAX as f64),
+            DType::I64 => (i64::MIN as f64, i64::MAX as f64),
+            DType::F16 => (-f16::MAX.to_f64(), f16::MAX.to_f64()),
+            DType::BF16 => (-bf16::MAX.to_f64(), bf16::MAX.to_f64()),
+            DType::F32 => (f32::MIN as f64, f32::MAX as f64),
+        };
+        match self {
+            Scalar::Bool(_) => true,
+            Scalar::Int(i) if dtype.is_integer() => {
                 let (lo, hi) = int_range(dtype);
-                // PyTorch accepts u8 <- -1 style wrap for unsigned: any value in [-(hi+1), hi].
-                if dtype == DType::U8 {
-                    i >= -128 && i <= hi
-                } else {
-                    i >= lo && i <= hi
-                }
+                let lo = if dtype == DType::U8 { -hi } else { lo };
+                i >= lo && i <= hi
             }
-            (Scalar::Float(x), crate::dtype::Category::Integer) => {
-                let (lo, hi) = int_range(dtype);
-                x.is_finite() && libm::trunc(x) >= lo as f64 && libm::trunc(x) <= hi as f64
-            }
-            (s, crate::dtype::Category::Float) => {
-                let x = s.to_f64();
-                if !x.is_finite() {
-                    return true;
-                }
-                let max = match dtype {
-                    DType::F16 => f16::MAX.to_f64(),
-                    DType::BF16 => bf16::MAX.to_f64(),
-                    DType::F32 => f32::MAX as f64,
-                    _ => f64::MAX,
-                };
-                x.abs() <= max
-            }
+            Scalar::Int(i) => (i as f64) >= lo && (i as f64) <= hi,
+            Scalar::Float(x) if dtype.is_integer() => x.is_finite() && x >= lo && x <= hi,
+            Scalar::Float(x) => !x.is_finite() || (x >= lo && x <= hi),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! with `Element::from_value` / `Scalar::to`, one functor call per element. This validates the
 //! functors' semantics independently of the iterator and kernels.
 
+#[path = "golden_harness/mod.rs"]
 mod golden;
 
 use golden::{Case, Evaluator, Operand, Output};

@@ -41,11 +41,25 @@ impl BinaryRunner<'_> {
                 it.for_each(self.cost, k);
             }
             Some((Side::Rhs, s)) => {
-                let k = kernels::unary::<C, _>(BindRhs { f, rhs: s.to::<C>() }, it.dtype(0), it.dtype(1));
+                let k = kernels::unary::<C, _>(
+                    BindRhs {
+                        f,
+                        rhs: s.to::<C>(),
+                    },
+                    it.dtype(0),
+                    it.dtype(1),
+                );
                 it.for_each(self.cost, k);
             }
             Some((Side::Lhs, s)) => {
-                let k = kernels::unary::<C, _>(BindLhs { f, lhs: s.to::<C>() }, it.dtype(0), it.dtype(1));
+                let k = kernels::unary::<C, _>(
+                    BindLhs {
+                        f,
+                        lhs: s.to::<C>(),
+                    },
+                    it.dtype(0),
+                    it.dtype(1),
+                );
                 it.for_each(self.cost, k);
             }
         }
@@ -62,13 +76,19 @@ impl BinaryRunner<'_> {
     {
         let it = self.iter;
         let k = kernels::unary::<C, F>(f, it.dtype(0), it.dtype(1));
-        it.for_each(self.cost, move |p: &[*mut u8], s: &[isize], n| k(&p[..2], &s[..2], n));
+        it.for_each(self.cost, move |p: &[*mut u8], s: &[isize], n| {
+            k(&p[..2], &s[..2], n)
+        });
         Ok(())
     }
 }
 
 fn unsupported(op: BinaryOp, a: DType, b: DType) -> Error {
-    Error::UnsupportedDType { op: op.name(), dtype: a, other: Some(b) }
+    Error::UnsupportedDType {
+        op: op.name(),
+        dtype: a,
+        other: Some(b),
+    }
 }
 
 /// Per-element cost class of each op, for the parallel grain.
@@ -82,10 +102,10 @@ fn cost(op: BinaryOp) -> LoopCost {
     }
 }
 
-/// The value of a 0-d tensor as a `Scalar` of its category.
-pub(crate) fn zero_dim_value(t: &DynTensor) -> Scalar {
+/// The value of a one-element tensor as a `Scalar` of its category.
+pub(crate) fn one_element_value(t: &DynTensor) -> Scalar {
     crate::dispatch!(t, x => {
-        let v = x.get(&[]).expect("0-d tensor has one element");
+        let v = x.item().expect("one-element tensor");
         match x.dtype().category() {
             crate::Category::Bool => Scalar::Bool(convert_value(v)),
             crate::Category::Integer => Scalar::Int(convert_value(v)),
@@ -94,28 +114,39 @@ pub(crate) fn zero_dim_value(t: &DynTensor) -> Scalar {
     })
 }
 
-/// Errors with `ZeroDivision` when any element of iterator operand `idx` is zero
-/// (integer `floor_divide`/`remainder`/`fmod`): the whole op fails before anything is written.
-fn check_no_zero_divisor(iter: &TensorIterator, idx: usize, op: BinaryOp) -> Result<()> {
-    let dtype = iter.dtype(idx);
-    crate::with_dtype!(dtype, S => {
+/// Errors with `ZeroDivision` when any element of iterator operand `idx`, converted to the
+/// integer computation dtype, is zero (integer `floor_divide`/`remainder`/`fmod`): the whole op
+/// fails before anything is written. The conversion matters: an i64 divisor of 2^31 is 0 in
+/// an int16 computation.
+fn check_no_zero_divisor(
+    iter: &TensorIterator,
+    idx: usize,
+    compute: DType,
+    op: BinaryOp,
+) -> Result<()> {
+    crate::with_dtype!(iter.dtype(idx), S => dispatch_dtypes!(compute, int, C => {
         iter.try_for_each(LoopCost::Cheap, |ptrs, strides, n| {
             let (p, s) = (ptrs[idx] as *const u8, strides[idx]);
             for i in 0..n {
                 // SAFETY: the iterator's contract: operand `idx` holds `n` valid `S` at stride `s`.
                 let v = unsafe { p.offset(i as isize * s).cast::<S>().read() };
-                if v == S::ZERO {
+                if convert_value::<S, C>(v) == C::ZERO {
                     return Err(Error::ZeroDivision { op: op.name() });
                 }
             }
             Ok(())
         })
-    })
+    }, _ => Ok(())))
 }
 
 /// Builds the iterator of a binary op: PyTorch's `binary_op` / `binary_float_op` /
 /// `comparison_op` flags, with scalars taking part in promotion only.
-fn build_iter(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> Result<TensorIterator> {
+fn build_iter(
+    op: BinaryOp,
+    a: Operand,
+    b: Operand,
+    out: Option<&DynTensor>,
+) -> Result<TensorIterator> {
     let mut c = IterConfig::new()
         .name(op.name())
         .check_mem_overlap(true)
@@ -132,7 +163,9 @@ fn build_iter(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
             Some(_) => {}
         }
     } else {
-        c = c.cast_common_dtype_to_outputs(true).enforce_safe_casting_to_output(true);
+        c = c
+            .cast_common_dtype_to_outputs(true)
+            .enforce_safe_casting_to_output(true);
         if op.promotes_int_to_float() {
             c = c.promote_integer_inputs_to_float(true);
         }
@@ -150,23 +183,36 @@ fn build_iter(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
 pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> Result<DynTensor> {
     let (ad, bd) = (a.dtype(), b.dtype());
     if matches!((a, b), (Operand::Scalar(_), Operand::Scalar(_))) {
-        return Err(Error::InvalidArgument { op: op.name(), reason: "needs at least one tensor operand".into() });
+        return Err(Error::InvalidArgument {
+            op: op.name(),
+            reason: "needs at least one tensor operand".into(),
+        });
     }
     if op.rejects_operand(ad) || op.rejects_operand(bd) {
         return Err(unsupported(op, ad, bd));
     }
     let iter = build_iter(op, a, b, out)?;
     let common = iter.common_dtype().unwrap_or(ad);
-    let compute = op.compute_dtype(common).ok_or_else(|| unsupported(op, ad, bd))?;
+    let compute = op
+        .compute_dtype(common)
+        .ok_or_else(|| unsupported(op, ad, bd))?;
     let scalar = match (a, b) {
         (Operand::Scalar(s), _) => Some((Side::Lhs, s)),
         (_, Operand::Scalar(s)) => Some((Side::Rhs, s)),
         _ => None,
     };
-    let runner = BinaryRunner { iter: &iter, scalar, cost: cost(op) };
+    let runner = BinaryRunner {
+        iter: &iter,
+        scalar,
+        cost: cost(op),
+    };
 
     // Integer division by zero fails the whole op before anything is written.
-    if matches!(op, BinaryOp::FloorDivide | BinaryOp::Remainder | BinaryOp::Fmod) && compute.is_integer() {
+    if matches!(
+        op,
+        BinaryOp::FloorDivide | BinaryOp::Remainder | BinaryOp::Fmod
+    ) && compute.is_integer()
+    {
         match b {
             Operand::Scalar(s) => {
                 let zero = dispatch_dtypes!(compute, int, C => s.to::<C>() == 0, _ => false);
@@ -174,14 +220,15 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
                     return Err(Error::ZeroDivision { op: op.name() });
                 }
             }
-            Operand::Tensor(_) => check_no_zero_divisor(&iter, iter.ninputs(), op)?,
+            Operand::Tensor(_) => check_no_zero_divisor(&iter, iter.ninputs(), compute, op)?,
         }
     }
 
     // The second operand a CPU scalar (Python number or 0-d tensor): PyTorch's special cases.
     let rhs_scalar = match b {
         Operand::Scalar(s) => Some(s),
-        Operand::Tensor(t) if t.ndim() == 0 && iter.ninputs() == 2 => Some(zero_dim_value(t)),
+        // PyTorch treats any one-element CPU tensor as a scalar here.
+        Operand::Tensor(t) if t.numel() == 1 && iter.ninputs() == 2 => Some(one_element_value(t)),
         _ => None,
     };
     if let Some(s) = rhs_scalar {
@@ -189,9 +236,15 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
         if compute.is_reduced_float() {
             let s32 = s.to::<f32>();
             let done = match op {
-                BinaryOp::Mul => Some(dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::MulScalarOpmath { s: s32 }), _ => unreachable!())),
-                BinaryOp::Div => Some(dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::DivScalarOpmath { s: s32 }), _ => unreachable!())),
-                BinaryOp::FloorDivide => Some(dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::FloorDivideScalarOpmath { s: s32 }), _ => unreachable!())),
+                BinaryOp::Mul => Some(
+                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::MulScalarOpmath { s: s32 }), _ => unreachable!()),
+                ),
+                BinaryOp::Div => Some(
+                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::DivScalarOpmath { s: s32 }), _ => unreachable!()),
+                ),
+                BinaryOp::FloorDivide => Some(
+                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::FloorDivideScalarOpmath { s: s32 }), _ => unreachable!()),
+                ),
                 _ => None,
             };
             if let Some(r) = done {
@@ -201,12 +254,19 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
         }
         // pow with a scalar exponent: exact fast paths, and integers refuse negative exponents.
         if op == BinaryOp::Pow && matches!(b, Operand::Scalar(_)) {
-            if compute.is_integer() {
-                if let Scalar::Int(e) = s
-                    && e < 0
-                {
-                    return Err(Error::NegativeIntegerPower);
-                }
+            if compute.is_integer()
+                && let Scalar::Int(e) = s
+                && e < 0
+            {
+                return Err(Error::NegativeIntegerPower);
+            }
+            // PyTorch converts the exponent with an overflow check except for f32/f64.
+            if !matches!(compute, DType::F32 | DType::F64) && !s.fits(compute) {
+                return Err(Error::ScalarOverflow {
+                    op: op.name(),
+                    value: format!("{s:?}"),
+                    dtype: compute,
+                });
             }
             dispatch_dtypes!(compute, numeric, C => runner.run_unary::<C, _>(f::PowScalar::<C> { exp: s.to::<C>() }), _ => return Err(unsupported(op, ad, bd)))?;
             return Ok(finish(iter, out));
@@ -214,33 +274,87 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
     }
 
     let r = match op {
-        BinaryOp::Add => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Add), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Sub => dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Sub), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Mul => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Mul), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Div => dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Div), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::FloorDivide => dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::FloorDivide), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Remainder => dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Remainder), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Fmod => dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Fmod), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Pow => dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Pow), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Atan2 => dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Atan2), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Maximum => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Maximum), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Minimum => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Minimum), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Eq => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Eq), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Ne => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Ne), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Lt => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Lt), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Le => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Le), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Gt => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Gt), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Ge => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Ge), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::LogicalAnd => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::LogicalAnd), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::LogicalOr => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::LogicalOr), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::LogicalXor => dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::LogicalXor), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::BitwiseAnd => dispatch_dtypes!(compute, integral, C => runner.run::<C, _>(f::BitwiseAnd), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::BitwiseOr => dispatch_dtypes!(compute, integral, C => runner.run::<C, _>(f::BitwiseOr), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::BitwiseXor => dispatch_dtypes!(compute, integral, C => runner.run::<C, _>(f::BitwiseXor), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::BitwiseLeftShift => dispatch_dtypes!(compute, int, C => runner.run::<C, _>(f::BitwiseLeftShift), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::BitwiseRightShift => dispatch_dtypes!(compute, int, C => runner.run::<C, _>(f::BitwiseRightShift), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Copysign => dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Copysign), _ => Err(unsupported(op, ad, bd))),
-        BinaryOp::Hypot => dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Hypot), _ => Err(unsupported(op, ad, bd))),
+        BinaryOp::Add => {
+            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Add), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Sub => {
+            dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Sub), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Mul => {
+            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Mul), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Div => {
+            dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Div), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::FloorDivide => {
+            dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::FloorDivide), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Remainder => {
+            dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Remainder), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Fmod => {
+            dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Fmod), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Pow => {
+            dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Pow), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Atan2 => {
+            dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Atan2), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Maximum => {
+            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Maximum), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Minimum => {
+            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Minimum), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Eq => {
+            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Eq), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Ne => {
+            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Ne), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Lt => {
+            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Lt), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Le => {
+            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Le), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Gt => {
+            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Gt), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Ge => {
+            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Ge), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::LogicalAnd => {
+            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::LogicalAnd), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::LogicalOr => {
+            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::LogicalOr), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::LogicalXor => {
+            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::LogicalXor), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::BitwiseAnd => {
+            dispatch_dtypes!(compute, integral, C => runner.run::<C, _>(f::BitwiseAnd), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::BitwiseOr => {
+            dispatch_dtypes!(compute, integral, C => runner.run::<C, _>(f::BitwiseOr), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::BitwiseXor => {
+            dispatch_dtypes!(compute, integral, C => runner.run::<C, _>(f::BitwiseXor), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::BitwiseLeftShift => {
+            dispatch_dtypes!(compute, int, C => runner.run::<C, _>(f::BitwiseLeftShift), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::BitwiseRightShift => {
+            dispatch_dtypes!(compute, int, C => runner.run::<C, _>(f::BitwiseRightShift), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Copysign => {
+            dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Copysign), _ => Err(unsupported(op, ad, bd)))
+        }
+        BinaryOp::Hypot => {
+            dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Hypot), _ => Err(unsupported(op, ad, bd)))
+        }
     };
     r?;
     Ok(finish(iter, out))

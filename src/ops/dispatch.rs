@@ -5,16 +5,36 @@
 #[macro_export]
 #[doc(hidden)]
 macro_rules! dtype_type {
-    (Bool) => { bool };
-    (U8) => { u8 };
-    (I8) => { i8 };
-    (I16) => { i16 };
-    (I32) => { i32 };
-    (I64) => { i64 };
-    (F16) => { $crate::half::f16 };
-    (BF16) => { $crate::half::bf16 };
-    (F32) => { f32 };
-    (F64) => { f64 };
+    (Bool) => {
+        bool
+    };
+    (U8) => {
+        u8
+    };
+    (I8) => {
+        i8
+    };
+    (I16) => {
+        i16
+    };
+    (I32) => {
+        i32
+    };
+    (I64) => {
+        i64
+    };
+    (F16) => {
+        $crate::half::f16
+    };
+    (BF16) => {
+        $crate::half::bf16
+    };
+    (F32) => {
+        f32
+    };
+    (F64) => {
+        f64
+    };
 }
 
 /// `dispatch_dtypes!(dtype, [F32, F64, ...], T => body, _ => fallback)`: runs `body` with the type

@@ -158,17 +158,30 @@ unary_methods! {
 
 impl DynTensor {
     /// `clamp(self, min, max)`; bounds are scalars or tensors, at least one given.
-    pub fn try_clamp<'a, 'b>(&self, min: Option<Operand<'a>>, max: Option<Operand<'b>>) -> Result<DynTensor> {
+    pub fn try_clamp<'a, 'b>(
+        &self,
+        min: Option<Operand<'a>>,
+        max: Option<Operand<'b>>,
+    ) -> Result<DynTensor> {
         special::clamp(self, min, max, None)
     }
     pub fn clamp<'a, 'b>(&self, min: Option<Operand<'a>>, max: Option<Operand<'b>>) -> DynTensor {
         ok(self.try_clamp(min, max))
     }
-    pub fn try_clamp_<'a, 'b>(&mut self, min: Option<Operand<'a>>, max: Option<Operand<'b>>) -> Result<()> {
+    pub fn try_clamp_<'a, 'b>(
+        &mut self,
+        min: Option<Operand<'a>>,
+        max: Option<Operand<'b>>,
+    ) -> Result<()> {
         let this = self.clone();
         special::clamp(&this, min, max, Some(&this)).map(|_| ())
     }
-    pub fn try_clamp_out<'a, 'b>(&self, min: Option<Operand<'a>>, max: Option<Operand<'b>>, out: &DynTensor) -> Result<()> {
+    pub fn try_clamp_out<'a, 'b>(
+        &self,
+        min: Option<Operand<'a>>,
+        max: Option<Operand<'b>>,
+        out: &DynTensor,
+    ) -> Result<()> {
         special::clamp(self, min, max, Some(out)).map(|_| ())
     }
     pub fn try_leaky_relu(&self, negative_slope: f64) -> Result<DynTensor> {
@@ -181,7 +194,11 @@ impl DynTensor {
         let this = self.clone();
         special::leaky_relu(&this, negative_slope, Some(&this)).map(|_| ())
     }
-    pub fn try_hardtanh(&self, min: impl Into<Scalar>, max: impl Into<Scalar>) -> Result<DynTensor> {
+    pub fn try_hardtanh(
+        &self,
+        min: impl Into<Scalar>,
+        max: impl Into<Scalar>,
+    ) -> Result<DynTensor> {
         special::hardtanh(self, min.into(), max.into(), None)
     }
     pub fn hardtanh(&self, min: impl Into<Scalar>, max: impl Into<Scalar>) -> DynTensor {
@@ -203,22 +220,38 @@ impl DynTensor {
         special::gelu(&this, approximate, Some(&this)).map(|_| ())
     }
     /// `where(self as cond, a, b)`.
-    pub fn try_where<'a, 'b>(&self, a: impl Into<Operand<'a>>, b: impl Into<Operand<'b>>) -> Result<DynTensor> {
+    pub fn try_where<'a, 'b>(
+        &self,
+        a: impl Into<Operand<'a>>,
+        b: impl Into<Operand<'b>>,
+    ) -> Result<DynTensor> {
         special::where_(self, a.into(), b.into(), None)
     }
     /// `masked_fill(self, mask, value)` out of place.
-    pub fn try_masked_fill<'a>(&self, mask: &DynTensor, value: impl Into<Operand<'a>>) -> Result<DynTensor> {
+    pub fn try_masked_fill<'a>(
+        &self,
+        mask: &DynTensor,
+        value: impl Into<Operand<'a>>,
+    ) -> Result<DynTensor> {
         special::masked_fill(self, mask, value.into(), None)
     }
     pub fn masked_fill<'a>(&self, mask: &DynTensor, value: impl Into<Operand<'a>>) -> DynTensor {
         ok(self.try_masked_fill(mask, value))
     }
     /// In-place masked_fill: `mask` must broadcast to self's shape.
-    pub fn try_masked_fill_<'a>(&mut self, mask: &DynTensor, value: impl Into<Operand<'a>>) -> Result<()> {
+    pub fn try_masked_fill_<'a>(
+        &mut self,
+        mask: &DynTensor,
+        value: impl Into<Operand<'a>>,
+    ) -> Result<()> {
         let this = self.clone();
         special::masked_fill(&this, mask, value.into(), Some(&this)).map(|_| ())
     }
-    pub fn try_lerp<'a>(&self, end: &DynTensor, weight: impl Into<Operand<'a>>) -> Result<DynTensor> {
+    pub fn try_lerp<'a>(
+        &self,
+        end: &DynTensor,
+        weight: impl Into<Operand<'a>>,
+    ) -> Result<DynTensor> {
         special::lerp(self, end, weight.into(), None)
     }
     pub fn lerp<'a>(&self, end: &DynTensor, weight: impl Into<Operand<'a>>) -> DynTensor {
@@ -228,13 +261,23 @@ impl DynTensor {
         let this = self.clone();
         special::lerp(&this, end, weight.into(), Some(&this)).map(|_| ())
     }
-    pub fn try_addcmul(&self, t1: &DynTensor, t2: &DynTensor, value: impl Into<Scalar>) -> Result<DynTensor> {
+    pub fn try_addcmul(
+        &self,
+        t1: &DynTensor,
+        t2: &DynTensor,
+        value: impl Into<Scalar>,
+    ) -> Result<DynTensor> {
         special::addcmul(self, t1, t2, value.into(), None)
     }
     pub fn addcmul(&self, t1: &DynTensor, t2: &DynTensor, value: impl Into<Scalar>) -> DynTensor {
         ok(self.try_addcmul(t1, t2, value))
     }
-    pub fn try_addcmul_(&mut self, t1: &DynTensor, t2: &DynTensor, value: impl Into<Scalar>) -> Result<()> {
+    pub fn try_addcmul_(
+        &mut self,
+        t1: &DynTensor,
+        t2: &DynTensor,
+        value: impl Into<Scalar>,
+    ) -> Result<()> {
         let this = self.clone();
         special::addcmul(&this, t1, t2, value.into(), Some(&this)).map(|_| ())
     }
@@ -252,7 +295,11 @@ impl DynTensor {
 }
 
 /// `where(cond, a, b)` with tensors or scalars for `a` and `b`.
-pub fn where_<'a, 'b>(cond: &DynTensor, a: impl Into<Operand<'a>>, b: impl Into<Operand<'b>>) -> Result<DynTensor> {
+pub fn where_<'a, 'b>(
+    cond: &DynTensor,
+    a: impl Into<Operand<'a>>,
+    b: impl Into<Operand<'b>>,
+) -> Result<DynTensor> {
     special::where_(cond, a.into(), b.into(), None)
 }
 
@@ -267,7 +314,11 @@ impl std::ops::Not for &DynTensor {
     type Output = DynTensor;
     /// `!t`: logical not for bool, bitwise not for integers (PyTorch's `~`).
     fn not(self) -> DynTensor {
-        if self.dtype() == DType::Bool { self.logical_not() } else { self.bitwise_not() }
+        if self.dtype() == DType::Bool {
+            self.logical_not()
+        } else {
+            self.bitwise_not()
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use super::unary::{build_unary_iter, run_unary};
 use crate::dispatch_dtypes;
 use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
-use crate::element::Element;
+use crate::element::{Element, convert_value};
 use crate::error::{Error, Result};
 use crate::functors::{self as f, Functor};
 use crate::iter::{IterConfig, LoopCost, TensorIterator};
@@ -26,7 +26,9 @@ fn kind_of(o: &Operand) -> OperandKind {
 /// `torch.result_type` over operands.
 pub fn result_type_of(ops: &[Operand]) -> Option<DType> {
     ops.iter()
-        .fold(ResultTypeState::new(), |st, o| st.update(o.dtype(), kind_of(o)))
+        .fold(ResultTypeState::new(), |st, o| {
+            st.update(o.dtype(), kind_of(o))
+        })
         .finish()
 }
 
@@ -34,7 +36,11 @@ fn check_fits(op: &'static str, s: Scalar, dtype: DType) -> Result<()> {
     if s.fits(dtype) {
         Ok(())
     } else {
-        Err(Error::ScalarOverflow { op, value: format!("{s:?}"), dtype })
+        Err(Error::ScalarOverflow {
+            op,
+            value: format!("{s:?}"),
+            dtype,
+        })
     }
 }
 
@@ -51,11 +57,18 @@ fn iter_with_dtype(
     inputs: &[&DynTensor],
     out: Option<&DynTensor>,
 ) -> Result<TensorIterator> {
-    let mut c = IterConfig::new().name(name).check_mem_overlap(true).check_all_same_dtype(false);
+    let mut c = IterConfig::new()
+        .name(name)
+        .check_mem_overlap(true)
+        .check_all_same_dtype(false);
     c = match out {
         Some(o) => {
             if !can_cast(dtype, o.dtype()) {
-                return Err(Error::UnsafeCast { op: name, from: dtype, to: o.dtype() });
+                return Err(Error::UnsafeCast {
+                    op: name,
+                    from: dtype,
+                    to: o.dtype(),
+                });
             }
             c.add_output(o)
         }
@@ -68,15 +81,27 @@ fn iter_with_dtype(
 }
 
 fn unsupported(op: &'static str, d: DType) -> Error {
-    Error::UnsupportedDType { op, dtype: d, other: None }
+    Error::UnsupportedDType {
+        op,
+        dtype: d,
+        other: None,
+    }
 }
 
 /// `clamp(x, min, max)`: scalar bounds take part in promotion (`int32.clamp(min=1.5)` is f32);
 /// tensor bounds broadcast. At least one bound is required.
-pub fn clamp(x: &DynTensor, min: Option<Operand>, max: Option<Operand>, out: Option<&DynTensor>) -> Result<DynTensor> {
+pub fn clamp(
+    x: &DynTensor,
+    min: Option<Operand>,
+    max: Option<Operand>,
+    out: Option<&DynTensor>,
+) -> Result<DynTensor> {
     const OP: &str = "clamp";
     if min.is_none() && max.is_none() {
-        return Err(Error::InvalidArgument { op: OP, reason: "at least one of min and max must be given".into() });
+        return Err(Error::InvalidArgument {
+            op: OP,
+            reason: "at least one of min and max must be given".into(),
+        });
     }
     let mut operands = vec![Operand::Tensor(x)];
     operands.extend(min.iter().copied());
@@ -87,9 +112,12 @@ pub fn clamp(x: &DynTensor, min: Option<Operand>, max: Option<Operand>, out: Opt
     }
     // Scalars become values of the computation dtype (checked); tensors become inputs.
     let mut inputs = vec![x];
-    let mut bound = |o: Option<Operand>| -> Result<(Option<Scalar>, bool)> {
+    let bound = |o: Option<Operand>, is_min: bool| -> Result<(Option<Scalar>, bool)> {
         match o {
             None => Ok((None, false)),
+            Some(Operand::Scalar(s)) if compute.is_integer() => {
+                integer_clamp_bound(s, is_min, compute).map(|b| (b, false))
+            }
             Some(Operand::Scalar(s)) => {
                 check_fits(OP, s, compute)?;
                 Ok((Some(s), false))
@@ -97,8 +125,8 @@ pub fn clamp(x: &DynTensor, min: Option<Operand>, max: Option<Operand>, out: Opt
             Some(Operand::Tensor(_)) => Ok((None, true)),
         }
     };
-    let (lo_s, lo_t) = bound(min)?;
-    let (hi_s, hi_t) = bound(max)?;
+    let (lo_s, lo_t) = bound(min, true)?;
+    let (hi_s, hi_t) = bound(max, false)?;
     if let Some(Operand::Tensor(t)) = min {
         inputs.push(t);
     }
@@ -120,6 +148,34 @@ pub fn clamp(x: &DynTensor, min: Option<Operand>, max: Option<Operand>, out: Opt
     Ok(finish(iter, out))
 }
 
+/// PyTorch's integer clamp bounds: a bound beyond the side it clamps towards is refused
+/// (`u8.clamp(min=300)`, `u8.clamp(max=-2)`), one beyond the other side clamps nothing
+/// (`u8.clamp(min=-1)`, `i8.clamp(max=1000)`) and is dropped.
+fn integer_clamp_bound(s: Scalar, is_min: bool, dtype: DType) -> Result<Option<Scalar>> {
+    let (lo, hi) = crate::with_dtype!(dtype, T => (
+        convert_value::<f64, T>(f64::NEG_INFINITY).to_value(),
+        convert_value::<f64, T>(f64::INFINITY).to_value(),
+    ));
+    let (crate::Value::Int(lo), crate::Value::Int(hi)) = (lo, hi) else {
+        unreachable!("integer dtype")
+    };
+    let v = match s {
+        Scalar::Bool(b) => b as i64,
+        Scalar::Int(i) => i,
+        Scalar::Float(x) => x as i64,
+    };
+    let refused = if is_min { v > hi } else { v < lo };
+    if refused {
+        return Err(Error::ScalarOverflow {
+            op: "clamp",
+            value: format!("{s:?}"),
+            dtype,
+        });
+    }
+    let no_op = if is_min { v < lo } else { v > hi };
+    Ok(if no_op { None } else { Some(Scalar::Int(v)) })
+}
+
 /// clamp with one tensor bound, `(x, bound) -> x`; `other` is the scalar bound on the other
 /// side, if any.
 #[derive(Copy, Clone)]
@@ -135,7 +191,11 @@ where
     type Output = C;
     #[inline(always)]
     fn call(&self, (x, b): (C, C)) -> C {
-        let c = if self.tensor_is_min { f::Clamp::new(Some(b), self.other) } else { f::Clamp::new(self.other, Some(b)) };
+        let c = if self.tensor_is_min {
+            f::Clamp::new(Some(b), self.other)
+        } else {
+            f::Clamp::new(self.other, Some(b))
+        };
         c.call((x,))
     }
 }
@@ -164,7 +224,12 @@ pub fn leaky_relu(x: &DynTensor, slope: f64, out: Option<&DynTensor>) -> Result<
 }
 
 /// `hardtanh(x, min_val, max_val)` (numeric dtypes, bounds converted to x's dtype).
-pub fn hardtanh(x: &DynTensor, min: Scalar, max: Scalar, out: Option<&DynTensor>) -> Result<DynTensor> {
+pub fn hardtanh(
+    x: &DynTensor,
+    min: Scalar,
+    max: Scalar,
+    out: Option<&DynTensor>,
+) -> Result<DynTensor> {
     let iter = build_unary_iter("hardtanh", false, false, x, out)?;
     dispatch_dtypes!(x.dtype(), numeric, C => run_unary::<C, _>(&iter, LoopCost::Cheap, f::Hardtanh { min: min.to::<C>(), max: max.to::<C>() })?,
         _ => return Err(unsupported("hardtanh", x.dtype())));
@@ -172,7 +237,11 @@ pub fn hardtanh(x: &DynTensor, min: Scalar, max: Scalar, out: Option<&DynTensor>
 }
 
 /// `gelu(x, approximate)` (floats).
-pub fn gelu(x: &DynTensor, approximate: f::GeluApproximate, out: Option<&DynTensor>) -> Result<DynTensor> {
+pub fn gelu(
+    x: &DynTensor,
+    approximate: f::GeluApproximate,
+    out: Option<&DynTensor>,
+) -> Result<DynTensor> {
     let iter = build_unary_iter("gelu", false, false, x, out)?;
     dispatch_dtypes!(x.dtype(), float, C => run_unary::<C, _>(&iter, LoopCost::Expensive, f::Gelu { approximate })?,
         _ => return Err(unsupported("gelu", x.dtype())));
@@ -181,16 +250,32 @@ pub fn gelu(x: &DynTensor, approximate: f::GeluApproximate, out: Option<&DynTens
 
 /// `where(cond, a, b)`: `a` and `b` tensors or scalars, promoted together (cond does not take
 /// part); cond must be bool (uint8 is accepted, as PyTorch does with a deprecation warning).
-pub fn where_(cond: &DynTensor, a: Operand, b: Operand, out: Option<&DynTensor>) -> Result<DynTensor> {
+pub fn where_(
+    cond: &DynTensor,
+    a: Operand,
+    b: Operand,
+    out: Option<&DynTensor>,
+) -> Result<DynTensor> {
     const OP: &str = "where";
     if !matches!(cond.dtype(), DType::Bool | DType::U8) {
-        return Err(Error::UnsupportedDType { op: OP, dtype: cond.dtype(), other: None });
+        return Err(Error::UnsupportedDType {
+            op: OP,
+            dtype: cond.dtype(),
+            other: None,
+        });
     }
     let dtype = result_type_of(&[a, b]).expect("two operands");
+    // PyTorch checks scalars against the computation type: f32 for f16/bf16, so
+    // `where(c, f16, 1e10)` gives inf while `where(c, int8, 1000)` raises.
+    let check = if dtype.is_reduced_float() {
+        DType::F32
+    } else {
+        dtype
+    };
     let mut owned = Vec::new();
     for o in [a, b] {
         if let Operand::Scalar(s) = o {
-            check_fits(OP, s, dtype)?;
+            check_fits(OP, s, check)?;
             owned.push(scalar_tensor(s, dtype));
         }
     }
@@ -210,18 +295,30 @@ pub fn where_(cond: &DynTensor, a: Operand, b: Operand, out: Option<&DynTensor>)
 
 /// `masked_fill(x, mask, value)` out of place: `x` broadcasts with `mask`, the result keeps
 /// `x`'s dtype, `value` is a scalar or a 0-d tensor that must fit that dtype.
-pub fn masked_fill(x: &DynTensor, mask: &DynTensor, value: Operand, out: Option<&DynTensor>) -> Result<DynTensor> {
+pub fn masked_fill(
+    x: &DynTensor,
+    mask: &DynTensor,
+    value: Operand,
+    out: Option<&DynTensor>,
+) -> Result<DynTensor> {
     const OP: &str = "masked_fill";
     if mask.dtype() != DType::Bool {
-        return Err(Error::UnsupportedDType { op: OP, dtype: mask.dtype(), other: None });
+        return Err(Error::UnsupportedDType {
+            op: OP,
+            dtype: mask.dtype(),
+            other: None,
+        });
     }
     let v = match value {
         Operand::Scalar(s) => s,
-        Operand::Tensor(t) if t.ndim() == 0 => super::binary::zero_dim_value(t),
+        Operand::Tensor(t) if t.ndim() == 0 => super::binary::one_element_value(t),
         Operand::Tensor(t) => {
             return Err(Error::InvalidArgument {
                 op: OP,
-                reason: format!("value must be a 0-dimensional tensor, got {} dims", t.ndim()),
+                reason: format!(
+                    "value must be a 0-dimensional tensor, got {} dims",
+                    t.ndim()
+                ),
             });
         }
     };
@@ -241,15 +338,32 @@ fn masked_fill_value_check(v: Scalar, dtype: DType) -> Result<()> {
         Scalar::Float(x) if dtype.is_integer() => x.is_finite() && v.fits(dtype),
         _ => v.fits(dtype),
     };
-    if ok { Ok(()) } else { Err(Error::ScalarOverflow { op: "masked_fill", value: format!("{v:?}"), dtype }) }
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::ScalarOverflow {
+            op: "masked_fill",
+            value: format!("{v:?}"),
+            dtype,
+        })
+    }
 }
 
 /// `lerp(a, b, weight)`: floats; `weight` a scalar or a tensor.
-pub fn lerp(a: &DynTensor, b: &DynTensor, weight: Operand, out: Option<&DynTensor>) -> Result<DynTensor> {
+pub fn lerp(
+    a: &DynTensor,
+    b: &DynTensor,
+    weight: Operand,
+    out: Option<&DynTensor>,
+) -> Result<DynTensor> {
     const OP: &str = "lerp";
     let dtype = a.dtype();
     if b.dtype() != dtype {
-        return Err(Error::DTypeMismatch { op: OP, expected: dtype, got: b.dtype() });
+        return Err(Error::DTypeMismatch {
+            op: OP,
+            expected: dtype,
+            got: b.dtype(),
+        });
     }
     if !dtype.is_float() {
         return Err(unsupported(OP, dtype));
@@ -265,7 +379,11 @@ pub fn lerp(a: &DynTensor, b: &DynTensor, weight: Operand, out: Option<&DynTenso
         }
         Operand::Tensor(w) => {
             if w.dtype() != dtype {
-                return Err(Error::DTypeMismatch { op: OP, expected: dtype, got: w.dtype() });
+                return Err(Error::DTypeMismatch {
+                    op: OP,
+                    expected: dtype,
+                    got: w.dtype(),
+                });
             }
             let iter = iter_with_dtype(OP, dtype, &[a, b, w], out)?;
             let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
@@ -276,9 +394,16 @@ pub fn lerp(a: &DynTensor, b: &DynTensor, weight: Operand, out: Option<&DynTenso
 }
 
 /// `addcmul(a, t1, t2, value)` = `a + value * t1 * t2` (numeric dtypes, promoted together).
-pub fn addcmul(a: &DynTensor, t1: &DynTensor, t2: &DynTensor, value: Scalar, out: Option<&DynTensor>) -> Result<DynTensor> {
+pub fn addcmul(
+    a: &DynTensor,
+    t1: &DynTensor,
+    t2: &DynTensor,
+    value: Scalar,
+    out: Option<&DynTensor>,
+) -> Result<DynTensor> {
     const OP: &str = "addcmul";
-    let dtype = result_type_of(&[Operand::Tensor(a), Operand::Tensor(t1), Operand::Tensor(t2)]).expect("operands");
+    let dtype = result_type_of(&[Operand::Tensor(a), Operand::Tensor(t1), Operand::Tensor(t2)])
+        .expect("operands");
     if dtype.is_bool() || (value.is_float() && !dtype.is_float()) {
         return Err(unsupported(OP, dtype));
     }
@@ -286,11 +411,30 @@ pub fn addcmul(a: &DynTensor, t1: &DynTensor, t2: &DynTensor, value: Scalar, out
     let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
     let v32 = value.to::<f32>();
     match dtype {
-        DType::F16 => iter.for_each(LoopCost::Cheap, kernels::ternary::<half::f16, half::f16, half::f16, _>(f::Addcmul { value: v32 }, d)),
-        DType::BF16 => iter.for_each(LoopCost::Cheap, kernels::ternary::<half::bf16, half::bf16, half::bf16, _>(f::Addcmul { value: v32 }, d)),
-        DType::F32 => iter.for_each(LoopCost::Cheap, kernels::ternary::<f32, f32, f32, _>(f::Addcmul { value: v32 }, d)),
-        DType::F64 => iter.for_each(LoopCost::Cheap, kernels::ternary::<f64, f64, f64, _>(f::Addcmul { value: value.to::<f64>() }, d)),
-        _ => dispatch_dtypes!(dtype, int, C => iter.for_each(LoopCost::Cheap, kernels::ternary::<C, C, C, _>(f::Addcmul { value: value.to::<C>() }, d)), _ => unreachable!()),
+        DType::F16 => iter.for_each(
+            LoopCost::Cheap,
+            kernels::ternary::<half::f16, half::f16, half::f16, _>(f::Addcmul { value: v32 }, d),
+        ),
+        DType::BF16 => iter.for_each(
+            LoopCost::Cheap,
+            kernels::ternary::<half::bf16, half::bf16, half::bf16, _>(f::Addcmul { value: v32 }, d),
+        ),
+        DType::F32 => iter.for_each(
+            LoopCost::Cheap,
+            kernels::ternary::<f32, f32, f32, _>(f::Addcmul { value: v32 }, d),
+        ),
+        DType::F64 => iter.for_each(
+            LoopCost::Cheap,
+            kernels::ternary::<f64, f64, f64, _>(
+                f::Addcmul {
+                    value: value.to::<f64>(),
+                },
+                d,
+            ),
+        ),
+        _ => {
+            dispatch_dtypes!(dtype, int, C => iter.for_each(LoopCost::Cheap, kernels::ternary::<C, C, C, _>(f::Addcmul { value: value.to::<C>() }, d)), _ => unreachable!())
+        }
     }
     Ok(finish(iter, out))
 }

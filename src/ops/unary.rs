@@ -16,7 +16,10 @@ where
     F: Functor<(C,)>,
     F::Output: Element,
 {
-    iter.for_each(cost, kernels::unary::<C, F>(f, iter.dtype(0), iter.dtype(1)));
+    iter.for_each(
+        cost,
+        kernels::unary::<C, F>(f, iter.dtype(0), iter.dtype(1)),
+    );
     Ok(())
 }
 
@@ -80,7 +83,11 @@ fn cost(op: UnaryOp) -> LoopCost {
 /// `op(a)` into `out` (or a new tensor).
 pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynTensor> {
     let ad = a.dtype();
-    let unsupported = || Error::UnsupportedDType { op: op.name(), dtype: ad, other: None };
+    let unsupported = || Error::UnsupportedDType {
+        op: op.name(),
+        dtype: ad,
+        other: None,
+    };
     let compute = op.compute_dtype(ad).ok_or_else(unsupported)?;
     if op == UnaryOp::Square {
         // square is pow(x, 2) in PyTorch, with its promotion (bool -> int64).
@@ -92,7 +99,13 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
         )?;
         return Ok(out);
     }
-    let iter = build_unary_iter(op.name(), op.promotes_int_to_float(), op.is_predicate(), a, out)?;
+    let iter = build_unary_iter(
+        op.name(),
+        op.promotes_int_to_float(),
+        op.is_predicate(),
+        a,
+        out,
+    )?;
     let c = cost(op);
     macro_rules! run {
         ($set:tt, $f:expr) => {
