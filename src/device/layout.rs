@@ -214,7 +214,10 @@ impl core::fmt::Display for LayoutError {
                 "{ndim} dims after coalescing; a device kernel takes at most {MAX_DIMS}"
             ),
             LayoutError::IndexOverflow => {
-                write!(f, "element count or byte offset does not fit the index width")
+                write!(
+                    f,
+                    "element count or byte offset does not fit the index width"
+                )
             }
         }
     }
@@ -329,7 +332,8 @@ where
             }
         }
 
-        let one = <IntDivider<I> as DividerNew<I>>::from_u64(1).ok_or(LayoutError::IndexOverflow)?;
+        let one =
+            <IntDivider<I> as DividerNew<I>>::from_u64(1).ok_or(LayoutError::IndexOverflow)?;
         let mut layout = ElementLayout {
             ndim: nd as u32,
             noperands: nops as u32,
