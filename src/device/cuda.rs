@@ -350,7 +350,8 @@ impl CudaContext {
     }
 }
 
-/// The first kernel parameter of each variant.
+/// The first kernel parameter of each variant (a short-lived stack value, hence the size).
+#[allow(clippy::large_enum_variant)]
 enum FirstArg {
     Numel(u64),
     L32(Layout32),

@@ -345,9 +345,9 @@ where
         for d in 0..nd {
             layout.dims[d] = <IntDivider<I> as DividerNew<I>>::from_u64(sizes[d])
                 .ok_or(LayoutError::IndexOverflow)?;
-            for k in 0..nops {
+            for (k, row) in st.iter().enumerate().take(nops) {
                 layout.strides[k][d] =
-                    I::stride_from_i64(st[k][d]).ok_or(LayoutError::IndexOverflow)?;
+                    I::stride_from_i64(row[d]).ok_or(LayoutError::IndexOverflow)?;
             }
         }
         for (k, dt) in dtypes.iter().enumerate() {
@@ -775,6 +775,7 @@ macro_rules! contig_body {
         /// (`F::Output` and the argument types), each base aligned as [`contiguous_aligned`]
         /// requires.
         #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
         pub unsafe fn $name<F, $($A),+>(
             tid: u64,
             nthreads: u64,
