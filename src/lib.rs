@@ -9,6 +9,7 @@
 
 pub use half;
 
+pub mod device;
 pub mod dtype;
 pub mod element;
 pub mod functors;
@@ -32,6 +33,7 @@ pub mod storage;
 #[cfg(feature = "std")]
 pub mod tensor;
 
+pub use device::Device;
 pub use dtype::{Category, DType};
 pub use element::{Element, Value, convert_value};
 pub use functors::Functor;

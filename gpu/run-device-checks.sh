@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The device checks, for a machine with an NVIDIA GPU (and no Rust needed there).
+#
+# Here (any machine with the stable toolchain):
+#   gpu/run-device-checks.sh --prepare
+#     builds the `cuda` test binary and the bandwidth example (release, feature cuda) and puts
+#     them, stripped, in target/device-bin/ (a few MB; they link only glibc/libgcc).
+# On the GPU machine, from the repository root, with target/device-bin carried along
+# (device tool: command "gpu/run-device-checks.sh", carry ["target/device-bin"], timeout ~300 s):
+#   gpu/run-device-checks.sh
+#     1. nvidia-smi (driver version, GPU);
+#     2. the GPU tests with WEFT_REQUIRE_GPU=1 (a missing driver is then a failure, not a skip);
+#     3. the bandwidth report at 2^28 elements (BANDWIDTH_LOG2 to change): device copy, then add,
+#        bcast_add, transposed_add, add_scalar, mixed_i64_f32, exp, where as fractions of copy.
+#        Aim: add >= 0.85 of copy; bcast_add and add_scalar within 1.1x of add; transposed
+#        within 1.5x. Record the table in BENCHMARKS.md.
+# Everything is also written to $OUT (the device tool returns that folder) or target/device-report.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"; cd "$root"
+bin="$root/target/device-bin"
+
+if [[ "${1:-}" == "--prepare" ]]; then
+  set -e
+  cargo build --release --features cuda --example gpu_bandwidth
+  test_bin="$(cargo test --release --features cuda --test cuda --no-run --message-format=json 2>/dev/null \
+    | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)"
+  [[ -x "$test_bin" ]] || { echo "could not find the cuda test binary" >&2; exit 1; }
+  mkdir -p "$bin"
+  cp "$test_bin" "$bin/cuda-tests"
+  cp target/release/examples/gpu_bandwidth "$bin/gpu_bandwidth"
+  strip "$bin/cuda-tests" "$bin/gpu_bandwidth" 2>/dev/null || true
+  ls -la "$bin"
+  echo "carry target/device-bin and run: gpu/run-device-checks.sh"
+  exit 0
+fi
+
+report="${OUT:-$root/target/device-report}"; mkdir -p "$report"
+log="$report/device-checks.log"
+status=0
+exec > >(tee "$log") 2>&1
+{
+  echo "== nvidia-smi"; nvidia-smi || echo "nvidia-smi failed"
+  echo; echo "== GPU tests (WEFT_REQUIRE_GPU=1)"
+  if [[ ! -x "$bin/cuda-tests" ]]; then
+    echo "missing $bin/cuda-tests: run gpu/run-device-checks.sh --prepare here and carry target/device-bin"
+    status=1
+  else
+    WEFT_REQUIRE_GPU=1 "$bin/cuda-tests" --test-threads=1 --nocapture || status=1
+  fi
+  echo; echo "== bandwidth (2^${BANDWIDTH_LOG2:-28} elements)"
+  if [[ -x "$bin/gpu_bandwidth" ]]; then
+    "$bin/gpu_bandwidth" "${BANDWIDTH_LOG2:-28}" | tee "$report/bandwidth.md" || status=1
+  else
+    echo "missing $bin/gpu_bandwidth"; status=1
+  fi
+  echo; echo "device checks: $([[ $status == 0 ]] && echo PASSED || echo FAILED)"
+}
+exit $status

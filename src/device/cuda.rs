@@ -1,0 +1,532 @@
+//! CUDA devices (feature `cuda`): a context that loads the committed PTX, device tensors, copies
+//! both ways, and launches of the kernels of [`gpu_kernel_list!`](crate::gpu_kernel_list).
+//!
+//! The CUDA driver is loaded at run time (cudarc `dynamic-loading`): the crate builds and runs
+//! without CUDA installed, and [`CudaContext::new`] then returns
+//! `Error::Device { reason: "no CUDA driver found ..." }` instead of panicking.
+//!
+//! Launch choice, per call: `c` (contiguous: same dtypes as the kernel's, dense, aligned bases,
+//! no broadcast), else `s32` (same dtypes, every byte offset fits 32 bits), else `x64` (64-bit
+//! index math, operands cast from/to their runtime dtypes while loading/storing).
+
+use crate::device::Device;
+use crate::device::KERNELS_PTX;
+use crate::device::kernel_list::kernel_name;
+use crate::device::layout::{
+    ElementLayout, IndexInt, IntDivider, Layout32, Layout64, LayoutError, WithScalar,
+    contiguous_aligned, contiguous_chunks,
+};
+use crate::dtype::DType;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::functors::Functor;
+use crate::layout::{Layout, checked_numel};
+use crate::storage::Storage;
+use crate::tensor::Tensor;
+use cudarc::driver::{
+    CudaContext as RawContext, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
+    LaunchConfig, PushKernelArg,
+};
+use std::string::ToString;
+use std::sync::Arc;
+use std::vec::Vec;
+
+// SAFETY: ElementLayout is #[repr(C)] plain data (integers only) with the same layout on the
+// host and on nvptx64 (same sizes and alignments of u32/u64/i32/i64); the kernels take it by
+// value (`.param .align N .b8 [size]`).
+unsafe impl<I: IndexInt> DeviceRepr for ElementLayout<I> {}
+// SAFETY: as above: #[repr(C)] integers.
+unsafe impl<I: IndexInt> DeviceRepr for IntDivider<I> {}
+
+/// A functor value passed by value as a kernel argument: the driver copies its bytes.
+#[repr(transparent)]
+struct FunctorArg<F>(F);
+// SAFETY: functors are `Copy` plain values (unit structs, scalars, `WithScalar`), laid out the
+// same on host and device; zero-sized ones are never pushed (the PTX has no param for them).
+unsafe impl<F: Copy> DeviceRepr for FunctorArg<F> {}
+
+/// Threads per block: grid-stride kernels, and under the 64-register limit of 1024-thread blocks.
+const BLOCK: u32 = 256;
+/// At most 2^31 threads per launch, so the 32-bit kernels' indices never wrap.
+const MAX_BLOCKS: u64 = (1u64 << 31) / BLOCK as u64;
+
+fn device_error(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Device {
+        reason: format!("{what}: {e}"),
+    }
+}
+
+/// Whether a CUDA driver library can be loaded on this machine.
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen libcuda; no other effect.
+    std::panic::catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() }).unwrap_or(false)
+}
+
+struct Inner {
+    ordinal: usize,
+    _ctx: Arc<RawContext>,
+    stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+}
+
+/// One CUDA device with weft's kernels loaded. Cheap to clone (shared).
+#[derive(Clone)]
+pub struct CudaContext {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for CudaContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CudaContext(cuda:{})", self.inner.ordinal)
+    }
+}
+
+impl CudaContext {
+    /// Opens device `ordinal` and loads `gpu/kernels.ptx` (the driver JIT-compiles it for the
+    /// device; the driver caches the result).
+    pub fn new(ordinal: usize) -> Result<Self> {
+        if !driver_present() {
+            return Err(Error::Device {
+                reason: "no CUDA driver found (libcuda.so could not be loaded)".to_string(),
+            });
+        }
+        // cudarc panics rather than erroring in a few driver-less corners; never let it escape.
+        let ctx = std::panic::catch_unwind(|| RawContext::new(ordinal))
+            .map_err(|_| Error::Device {
+                reason: "no CUDA driver found (initialising the driver panicked)".to_string(),
+            })?
+            .map_err(|e| device_error(&format!("cuda:{ordinal}"), e))?;
+        let module = ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(KERNELS_PTX))
+            .map_err(|e| device_error("loading gpu/kernels.ptx", e))?;
+        let stream = ctx.default_stream();
+        Ok(CudaContext {
+            inner: Arc::new(Inner {
+                ordinal,
+                _ctx: ctx,
+                stream,
+                module,
+            }),
+        })
+    }
+
+    pub fn device(&self) -> Device {
+        Device::Cuda(self.inner.ordinal)
+    }
+
+    /// The stream every copy and launch of this context goes to (in order).
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.inner.stream
+    }
+
+    /// Waits for every queued copy and launch.
+    pub fn synchronize(&self) -> Result<()> {
+        self.inner
+            .stream
+            .synchronize()
+            .map_err(|e| device_error("synchronize", e))
+    }
+
+    /// Copies a host tensor to the device (the result is contiguous).
+    pub fn to_device<T: Element>(&self, t: &Tensor<T>) -> Result<CudaTensor> {
+        let data = t.to_vec();
+        self.from_slice(&data, t.shape())
+    }
+
+    /// A contiguous device tensor with `shape` holding `data`.
+    pub fn from_slice<T: Element>(&self, data: &[T], shape: &[usize]) -> Result<CudaTensor> {
+        let n = checked_numel(shape, size_of::<T>())?;
+        if n != data.len() {
+            return Err(Error::NumelMismatch {
+                what: "CudaContext::from_slice",
+                shape: shape.to_vec(),
+                expected: n,
+                got: data.len(),
+            });
+        }
+        // SAFETY: every element type is plain data without padding (bool is one byte 0/1), so
+        // its bytes are initialised; the slice covers exactly the `data` allocation.
+        let bytes =
+            unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, size_of_val(data)) };
+        let buf = if bytes.is_empty() {
+            self.alloc_bytes(0)?
+        } else {
+            self.inner
+                .stream
+                .clone_htod(bytes)
+                .map_err(|e| device_error("copy to device", e))?
+        };
+        Ok(CudaTensor {
+            ctx: self.clone(),
+            buf: Arc::new(buf),
+            dtype: T::DTYPE,
+            layout: Layout::contiguous(shape),
+        })
+    }
+
+    /// A contiguous device tensor of zeros.
+    pub fn zeros(&self, dtype: DType, shape: &[usize]) -> Result<CudaTensor> {
+        let n = checked_numel(shape, dtype.size())?;
+        Ok(CudaTensor {
+            ctx: self.clone(),
+            buf: Arc::new(self.alloc_bytes(n * dtype.size())?),
+            dtype,
+            layout: Layout::contiguous(shape),
+        })
+    }
+
+    fn alloc_bytes(&self, n: usize) -> Result<CudaSlice<u8>> {
+        self.inner
+            .stream
+            .alloc_zeros::<u8>(n.max(1))
+            .map_err(|e| device_error("device allocation", e))
+    }
+
+    /// Runs unary kernel `op` computing in `A` (`{op}_{A}_{variant}`) with functor `f`.
+    pub fn unary<F, A>(&self, op: &str, f: F, a: &CudaTensor) -> Result<CudaTensor>
+    where
+        F: Functor<(A,)>,
+        F::Output: Element,
+        A: Element,
+    {
+        self.launch(op, f, &[<F::Output>::DTYPE, A::DTYPE], &[a])
+    }
+
+    /// Runs binary kernel `op` computing in `(A, B)`; operands broadcast.
+    pub fn binary<F, A, B>(
+        &self,
+        op: &str,
+        f: F,
+        a: &CudaTensor,
+        b: &CudaTensor,
+    ) -> Result<CudaTensor>
+    where
+        F: Functor<(A, B)>,
+        F::Output: Element,
+        A: Element,
+        B: Element,
+    {
+        self.launch(op, f, &[<F::Output>::DTYPE, A::DTYPE, B::DTYPE], &[a, b])
+    }
+
+    /// Runs `{op}_scalar_*`: `f(a, s)` with the scalar passed as a kernel argument.
+    pub fn binary_scalar<F, A, S>(&self, op: &str, f: F, a: &CudaTensor, s: S) -> Result<CudaTensor>
+    where
+        F: Functor<(A, S)>,
+        F::Output: Element,
+        A: Element,
+        S: Copy + Send + Sync,
+    {
+        self.unary::<WithScalar<F, S>, A>(&format!("{op}_scalar"), WithScalar { f, s }, a)
+    }
+
+    /// Runs ternary kernel `op` computing in `(A, B, C)`; operands broadcast.
+    pub fn ternary<F, A, B, C>(
+        &self,
+        op: &str,
+        f: F,
+        a: &CudaTensor,
+        b: &CudaTensor,
+        c: &CudaTensor,
+    ) -> Result<CudaTensor>
+    where
+        F: Functor<(A, B, C)>,
+        F::Output: Element,
+        A: Element,
+        B: Element,
+        C: Element,
+    {
+        self.launch(
+            op,
+            f,
+            &[<F::Output>::DTYPE, A::DTYPE, B::DTYPE, C::DTYPE],
+            &[a, b, c],
+        )
+    }
+
+    /// `types[0]` is the output dtype, `types[1..]` the kernel's input types.
+    fn launch<F: Copy>(
+        &self,
+        op: &str,
+        f: F,
+        types: &[DType],
+        inputs: &[&CudaTensor],
+    ) -> Result<CudaTensor> {
+        for t in inputs {
+            if !Arc::ptr_eq(&t.ctx.inner, &self.inner) {
+                return Err(Error::InvalidArgument {
+                    op: "cuda launch",
+                    reason: format!("an operand lives on another context ({})", t.ctx.device()),
+                });
+            }
+        }
+        let shape = broadcast_shapes(inputs)?;
+        let out = self.zeros(types[0], &shape)?;
+        let numel = out.numel();
+        if numel == 0 {
+            return Ok(out);
+        }
+        let stream = &self.inner.stream;
+
+        // Byte strides (0 on broadcast dims) and base addresses of every operand, output first.
+        let operands: Vec<&CudaTensor> = std::iter::once(&out)
+            .chain(inputs.iter().copied())
+            .collect();
+        let mut strides: Vec<Vec<isize>> = Vec::with_capacity(operands.len());
+        let mut ptrs: Vec<u64> = Vec::with_capacity(operands.len());
+        let mut guards = Vec::with_capacity(operands.len());
+        for t in &operands {
+            strides.push(broadcast_byte_strides(t, &shape));
+            let (base, guard) = t.buf.device_ptr(stream);
+            guards.push(guard);
+            ptrs.push(base + (t.layout.offset() * t.dtype.size()) as u64);
+        }
+        let dtypes: Vec<DType> = operands.iter().map(|t| t.dtype).collect();
+        let same_types = dtypes == types;
+        let contiguous = operands
+            .iter()
+            .all(|t| t.layout.shape() == shape.as_slice() && t.layout.is_contiguous());
+        let sizes: Vec<usize> = types.iter().map(|d| d.size()).collect();
+        let aligned = contiguous_aligned(
+            &ptrs
+                .iter()
+                .zip(&sizes)
+                .map(|(&p, &s)| (p as usize, s))
+                .collect::<Vec<_>>(),
+        );
+        let stride_refs: Vec<&[isize]> = strides.iter().map(|s| s.as_slice()).collect();
+
+        let farg = FunctorArg(f);
+        let zst = size_of::<F>() == 0;
+        let cfg = |threads: u64| LaunchConfig {
+            grid_dim: (
+                threads.div_ceil(BLOCK as u64).clamp(1, MAX_BLOCKS) as u32,
+                1,
+                1,
+            ),
+            block_dim: (BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let kernel_dtype = types[1];
+        let run = |variant: &str, first: FirstArg, threads: u64| -> Result<()> {
+            let name = kernel_name(op, kernel_dtype, variant);
+            let func = self.inner.module.load_function(&name).map_err(|e| {
+                device_error(&format!("kernel {name} (not in gpu/kernels.ptx?)"), e)
+            })?;
+            let mut b = stream.launch_builder(&func);
+            match &first {
+                FirstArg::Numel(n) => b.arg(n),
+                FirstArg::L32(l) => b.arg(l),
+                FirstArg::L64(l) => b.arg(l),
+            };
+            if !zst {
+                b.arg(&farg);
+            }
+            for p in &ptrs {
+                b.arg(p);
+            }
+            // SAFETY: the kernel's parameter list is (layout or numel, functor unless
+            // zero-sized, out, inputs...) as pushed; the layout/numel and pointers describe
+            // live device buffers of the dtypes the kernel reads (checked above).
+            unsafe { b.launch(cfg(threads)) }
+                .map(|_| ())
+                .map_err(|e| device_error(&format!("launching {name}"), e))
+        };
+
+        if same_types && contiguous && aligned {
+            let n = numel as u64;
+            run("c", FirstArg::Numel(n), contiguous_chunks(n, &sizes))?;
+        } else {
+            match (same_types, Layout32::new(&shape, &stride_refs, &dtypes)) {
+                (true, Ok(l)) => run("s32", FirstArg::L32(l), numel as u64)?,
+                _ => {
+                    let l = Layout64::new(&shape, &stride_refs, &dtypes).map_err(layout_error)?;
+                    run("x64", FirstArg::L64(l), numel as u64)?;
+                }
+            }
+        }
+        drop(guards);
+        Ok(out)
+    }
+}
+
+/// The first kernel parameter of each variant (a short-lived stack value, hence the size).
+#[allow(clippy::large_enum_variant)]
+enum FirstArg {
+    Numel(u64),
+    L32(Layout32),
+    L64(Layout64),
+}
+
+fn layout_error(e: LayoutError) -> Error {
+    Error::InvalidArgument {
+        op: "cuda launch",
+        reason: e.to_string(),
+    }
+}
+
+fn broadcast_shapes(inputs: &[&CudaTensor]) -> Result<Vec<usize>> {
+    let nd = inputs.iter().map(|t| t.layout.ndim()).max().unwrap_or(0);
+    let mut shape = vec![1usize; nd];
+    for t in inputs {
+        let s = t.layout.shape();
+        for (i, &n) in s.iter().enumerate() {
+            let d = nd - s.len() + i;
+            if shape[d] == 1 {
+                shape[d] = n;
+            } else if n != 1 && n != shape[d] {
+                return Err(Error::ShapeMismatch {
+                    op: "cuda launch",
+                    lhs: shape.clone(),
+                    rhs: s.to_vec(),
+                });
+            }
+        }
+    }
+    Ok(shape)
+}
+
+/// Byte strides of `t` viewed with `shape` (right-aligned; expanded dims get stride 0).
+fn broadcast_byte_strides(t: &CudaTensor, shape: &[usize]) -> Vec<isize> {
+    let (s, st) = (t.layout.shape(), t.layout.strides());
+    let lead = shape.len() - s.len();
+    let size = t.dtype.size() as isize;
+    (0..shape.len())
+        .map(|d| {
+            if d < lead || s[d - lead] == 1 {
+                0
+            } else {
+                st[d - lead] * size
+            }
+        })
+        .collect()
+}
+
+/// A strided view of a device buffer with a runtime dtype.
+#[derive(Clone)]
+pub struct CudaTensor {
+    ctx: CudaContext,
+    buf: Arc<CudaSlice<u8>>,
+    dtype: DType,
+    layout: Layout,
+}
+
+impl std::fmt::Debug for CudaTensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "CudaTensor({}, {}, shape {:?}, strides {:?}, offset {})",
+            self.ctx.device(),
+            self.dtype,
+            self.layout.shape(),
+            self.layout.strides(),
+            self.layout.offset()
+        )
+    }
+}
+
+impl CudaTensor {
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    pub fn shape(&self) -> &[usize] {
+        self.layout.shape()
+    }
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    pub fn numel(&self) -> usize {
+        self.layout.numel()
+    }
+    pub fn device(&self) -> Device {
+        self.ctx.device()
+    }
+    pub fn context(&self) -> &CudaContext {
+        &self.ctx
+    }
+
+    /// Elements the underlying buffer holds.
+    fn buffer_len(&self) -> usize {
+        self.buf.len() / self.dtype.size()
+    }
+
+    /// A view of the same buffer with another shape, element strides (any sign) and offset;
+    /// errors unless every element lies inside the buffer.
+    pub fn as_strided(&self, shape: &[usize], strides: &[isize], offset: usize) -> Result<Self> {
+        let layout = Layout::new(shape.to_vec(), strides.to_vec(), offset)?;
+        if checked_numel(shape, self.dtype.size())? > 0 {
+            layout.check_fits(self.buffer_len())?;
+        }
+        Ok(CudaTensor {
+            layout,
+            ..self.clone()
+        })
+    }
+
+    /// The dims in a new order (a view).
+    pub fn permute(&self, dims: &[usize]) -> Result<Self> {
+        let nd = self.layout.ndim();
+        let mut seen = vec![false; nd];
+        if dims.len() != nd {
+            return Err(Error::InvalidArgument {
+                op: "permute",
+                reason: format!("{} dims given for a {nd}-dim tensor", dims.len()),
+            });
+        }
+        for &d in dims {
+            if d >= nd || seen[d] {
+                return Err(Error::InvalidArgument {
+                    op: "permute",
+                    reason: format!("{dims:?} is not a permutation of 0..{nd}"),
+                });
+            }
+            seen[d] = true;
+        }
+        let shape: Vec<usize> = dims.iter().map(|&d| self.layout.shape()[d]).collect();
+        let strides: Vec<isize> = dims.iter().map(|&d| self.layout.strides()[d]).collect();
+        self.as_strided(&shape, &strides, self.layout.offset())
+    }
+
+    /// Copies the elements back into a host tensor (same shape, contiguous).
+    pub fn to_host<T: Element>(&self) -> Result<Tensor<T>> {
+        if T::DTYPE != self.dtype {
+            return Err(Error::DTypeMismatch {
+                op: "to_host",
+                expected: self.dtype,
+                got: T::DTYPE,
+            });
+        }
+        let mut bytes: Vec<u8> = self
+            .ctx
+            .inner
+            .stream
+            .clone_dtoh(self.buf.as_ref())
+            .map_err(|e| device_error("copy to host", e))?;
+        if self.dtype == DType::Bool {
+            // Only 0/1 are valid bools; never trust device bytes with that.
+            bytes.iter_mut().for_each(|b| *b = (*b != 0) as u8);
+        }
+        let n = self.buffer_len();
+        let storage = Storage::<T>::zeroed(n);
+        // SAFETY: the fresh storage holds n elements = n * size_of::<T>() bytes <= bytes.len();
+        // the bytes are valid values of T (bool sanitised above), and nothing else aliases it.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                storage.as_mut_ptr() as *mut u8,
+                n * size_of::<T>(),
+            )
+        };
+        let full = Tensor::from_parts(Arc::new(storage), self.layout.clone())?;
+        Ok(if full.is_contiguous() {
+            full
+        } else {
+            full.contiguous()
+        })
+    }
+
+    /// The elements in row-major order.
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        Ok(self.to_host::<T>()?.to_vec())
+    }
+}

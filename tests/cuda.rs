@@ -1,0 +1,208 @@
+//! The CUDA device (feature `cuda`). Without a driver every test checks the clean error and
+//! prints that it is skipped; with `WEFT_REQUIRE_GPU=1` (gpu/run-device-checks.sh) a missing
+//! GPU is a failure instead. On a GPU the results must equal the host computation of the same
+//! functor bit for bit (same per-element code, no FMA contraction in the PTX).
+#![cfg(feature = "cuda")]
+
+use weft::device::cuda::{CudaContext, CudaTensor, driver_present};
+use weft::device::placeholder::{PAdd, PExp, PNeg, PWhere};
+use weft::half::{bf16, f16};
+use weft::{Device, Element, Error, Functor, Tensor};
+
+fn ctx() -> Option<CudaContext> {
+    match CudaContext::new(0) {
+        Ok(c) => Some(c),
+        Err(Error::Device { reason })
+            if reason.contains("no CUDA driver found")
+                && std::env::var("WEFT_REQUIRE_GPU").as_deref() != Ok("1") =>
+        {
+            eprintln!("skipped (no GPU on this machine): {reason}");
+            None
+        }
+        Err(e) => panic!("CUDA device 0 unusable: {e}"),
+    }
+}
+
+#[test]
+fn no_driver_is_a_clean_error() {
+    if driver_present() {
+        eprintln!("skipped: a CUDA driver is present");
+        return;
+    }
+    let e = CudaContext::new(0).unwrap_err();
+    assert!(
+        matches!(&e, Error::Device { reason } if reason.contains("no CUDA driver found")),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("no CUDA driver found"));
+}
+
+fn vals<T: Element>(n: usize, seed: u64) -> Vec<T> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = (s >> 33) as i64;
+            if T::DTYPE.is_float() {
+                T::from_value(weft::Value::F64((r % 2001 - 1000) as f64 / 16.0))
+            } else {
+                T::from_value(weft::Value::Int(r))
+            }
+        })
+        .collect()
+}
+
+fn host_binary<F: Functor<(A, A)>, A: Element>(f: F, a: &[A], b: &[A]) -> Vec<F::Output> {
+    a.iter().zip(b).map(|(&x, &y)| f.call((x, y))).collect()
+}
+
+fn check_add<A: Element>(c: &CudaContext)
+where
+    PAdd: Functor<(A, A), Output = A>,
+{
+    for n in [0usize, 1, 5, 1000, 4099] {
+        let (a, b) = (vals::<A>(n, 1), vals::<A>(n, 2));
+        let (da, db) = (
+            c.from_slice(&a, &[n]).unwrap(),
+            c.from_slice(&b, &[n]).unwrap(),
+        );
+        let got: Vec<A> = c
+            .binary::<_, A, A>("add", PAdd, &da, &db)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        assert_eq!(got, host_binary(PAdd, &a, &b), "add {} n={n}", A::DTYPE);
+    }
+}
+
+#[test]
+fn roundtrip_and_add_every_dtype() {
+    let Some(c) = ctx() else { return };
+    let t = Tensor::from_vec(vals::<f32>(12, 3), &[3, 4]).unwrap();
+    let d = c.to_device(&t).unwrap();
+    assert_eq!(d.device(), Device::Cuda(0));
+    assert_eq!(d.to_host::<f32>().unwrap().to_vec(), t.to_vec());
+    assert!(d.to_host::<f64>().is_err());
+    check_add::<f32>(&c);
+    check_add::<f64>(&c);
+    check_add::<f16>(&c);
+    check_add::<bf16>(&c);
+    check_add::<i64>(&c);
+    check_add::<i32>(&c);
+    check_add::<i16>(&c);
+    check_add::<i8>(&c);
+    check_add::<u8>(&c);
+    check_add::<bool>(&c);
+}
+
+fn strided_host(t: &CudaTensor) -> Vec<f32> {
+    t.to_vec::<f32>().unwrap()
+}
+
+#[test]
+fn broadcast_transposed_scalar_mixed() {
+    let Some(c) = ctx() else { return };
+    let (m, n) = (37usize, 53usize);
+    let a = vals::<f32>(m * n, 4);
+    let b = vals::<f32>(n * m, 5);
+    let row = vals::<f32>(n, 6);
+    let da = c.from_slice(&a, &[m, n]).unwrap();
+    let db = c.from_slice(&b, &[n, m]).unwrap().permute(&[1, 0]).unwrap(); // transposed
+    let drow = c.from_slice(&row, &[n]).unwrap();
+    // transposed
+    let got = strided_host(&c.binary::<_, f32, f32>("add", PAdd, &da, &db).unwrap());
+    for i in 0..m {
+        for j in 0..n {
+            assert_eq!(got[i * n + j], a[i * n + j] + b[j * m + i]);
+        }
+    }
+    // broadcast
+    let got = strided_host(&c.binary::<_, f32, f32>("add", PAdd, &da, &drow).unwrap());
+    for i in 0..m * n {
+        assert_eq!(got[i], a[i] + row[i % n]);
+    }
+    // scalar as a kernel argument
+    let got = strided_host(
+        &c.binary_scalar::<_, f32, f32>("add", PAdd, &da, 0.1)
+            .unwrap(),
+    );
+    for i in 0..m * n {
+        assert_eq!(got[i], a[i] + 0.1);
+    }
+    // negative strides (a flipped view) and an offset
+    let flipped = da.as_strided(&[m, n], &[n as isize, -1], n - 1).unwrap();
+    let got = strided_host(
+        &c.binary::<_, f32, f32>("add", PAdd, &flipped, &drow)
+            .unwrap(),
+    );
+    for i in 0..m {
+        for j in 0..n {
+            assert_eq!(got[i * n + j], a[i * n + (n - 1 - j)] + row[j]);
+        }
+    }
+    // mixed dtypes: i64 + f32 computed in f32, inputs cast while loading
+    let ai = vals::<i64>(m * n, 7);
+    let dai = c.from_slice(&ai, &[m, n]).unwrap();
+    let got = strided_host(&c.binary::<_, f32, f32>("add", PAdd, &dai, &da).unwrap());
+    for i in 0..m * n {
+        assert_eq!(got[i], ai[i] as f32 + a[i]);
+    }
+    // shape mismatch is an error
+    let bad = c.from_slice(&vals::<f32>(7, 1), &[7]).unwrap();
+    assert!(matches!(
+        c.binary::<_, f32, f32>("add", PAdd, &da, &bad),
+        Err(Error::ShapeMismatch { .. })
+    ));
+}
+
+#[test]
+fn unary_and_where() {
+    let Some(c) = ctx() else { return };
+    let n = 10_001;
+    let a = vals::<f32>(n, 8);
+    let da = c.from_slice(&a, &[n]).unwrap();
+    let got = strided_host(&c.unary::<_, f32>("exp", PExp, &da).unwrap());
+    let want: Vec<f32> = a.iter().map(|&x| PExp.call((x,))).collect();
+    assert_eq!(
+        got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        want.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        "exp must match the host libm bit for bit"
+    );
+    let h = vals::<bf16>(n, 9);
+    let dh = c.from_slice(&h, &[n]).unwrap();
+    let got: Vec<bf16> = c
+        .unary::<_, bf16>("neg", PNeg, &dh)
+        .unwrap()
+        .to_vec()
+        .unwrap();
+    assert_eq!(got, h.iter().map(|&x| -x).collect::<Vec<_>>());
+    let cond: Vec<bool> = (0..n).map(|i| i % 3 == 0).collect();
+    let b = vals::<f32>(n, 10);
+    let (dc, db) = (
+        c.from_slice(&cond, &[n]).unwrap(),
+        c.from_slice(&b, &[n]).unwrap(),
+    );
+    let got = strided_host(
+        &c.ternary::<_, bool, f32, f32>("where", PWhere, &dc, &da, &db)
+            .unwrap(),
+    );
+    for i in 0..n {
+        assert_eq!(got[i], if cond[i] { a[i] } else { b[i] });
+    }
+}
+
+#[test]
+fn offsets_beyond_2_31_bytes_use_the_64_bit_kernel() {
+    let Some(c) = ctx() else { return };
+    let big = (1usize << 31) + 64;
+    let z = c.zeros(weft::DType::U8, &[big]).unwrap();
+    let view = z.as_strided(&[3, 4], &[-(1 << 30), 1], big - 10).unwrap();
+    let got: Vec<u8> = c
+        .binary_scalar::<_, u8, u8>("add", PAdd, &view, 7)
+        .unwrap()
+        .to_vec()
+        .unwrap();
+    assert_eq!(got, vec![7u8; 12]);
+}

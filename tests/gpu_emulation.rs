@@ -1,0 +1,877 @@
+//! Host emulation of the GPU kernels: the per-thread bodies that `gpu/kernels` compiles to PTX
+//! (`weft::device::layout`) run here over every thread index of small grids, on random layouts
+//! (transposed, broadcast, negative strides, offsets), on both index widths and with mixed
+//! dtypes, and are compared with a naive reference. Also: `IntDivider` against plain division.
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use weft::device::layout::{
+    ElementLayout, IndexInt, IntDivider, Layout32, Layout64, LayoutError, MAX_DIMS, WithScalar,
+    binary_at, binary_contig, contiguous_aligned, contiguous_chunks, grid_stride, ternary_at,
+    ternary_contig, unary_at, unary_contig,
+};
+use weft::device::placeholder::{PAdd, PExp, PNeg, PWhere};
+use weft::half::{bf16, f16};
+use weft::{DType, Element, Functor, Value, convert_value, with_dtype};
+
+fn runner(cases: u32) -> TestRunner {
+    let seed = [7u8; 32];
+    TestRunner::new_with_rng(
+        Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        },
+        TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// IntDivider
+
+#[test]
+fn int_divider_u32_edges() {
+    let ds = [
+        1u32, 2, 3, 5, 7, 10, 255, 256, 257, 641, 65535, 65536, 65537,
+    ];
+    let ns = [
+        0u32,
+        1,
+        2,
+        3,
+        1000,
+        65535,
+        65536,
+        1 << 31,
+        (1 << 31) - 1,
+        u32::MAX,
+        u32::MAX - 1,
+    ];
+    let mut all_d: Vec<u32> = ds.to_vec();
+    for s in 0..32 {
+        let p = 1u32 << s;
+        all_d.extend([p, p.wrapping_sub(1).max(1), p.saturating_add(1)]);
+    }
+    all_d.extend([u32::MAX, u32::MAX - 1, (1 << 31) + 1]);
+    for &d in &all_d {
+        let div = IntDivider::<u32>::new(d).unwrap();
+        for &n in &ns {
+            assert_eq!(div.divmod(n), (n / d, n % d), "n={n} d={d}");
+        }
+    }
+    assert!(IntDivider::<u32>::new(0).is_none());
+}
+
+#[test]
+fn int_divider_u64_edges() {
+    let mut all_d: Vec<u64> = vec![1, 3, 7, 10, 641, 6700417, u64::MAX, u64::MAX - 1];
+    for s in 0..64 {
+        let p = 1u64 << s;
+        all_d.extend([p, p.wrapping_sub(1).max(1), p.saturating_add(1)]);
+    }
+    let ns = [
+        0u64,
+        1,
+        5,
+        u32::MAX as u64,
+        1 << 32,
+        1 << 63,
+        u64::MAX,
+        u64::MAX - 1,
+    ];
+    for &d in &all_d {
+        let div = IntDivider::<u64>::new(d).unwrap();
+        for &n in &ns {
+            assert_eq!(div.divmod(n), (n / d, n % d), "n={n} d={d}");
+        }
+    }
+    assert!(IntDivider::<u64>::new(0).is_none());
+}
+
+#[test]
+fn int_divider_u32_random() {
+    let strat = (
+        prop_oneof![1u32..64, 1u32..=65536, 1u32..=u32::MAX],
+        any::<u32>(),
+    );
+    runner(20_000)
+        .run(&strat, |(d, n)| {
+            let div = IntDivider::<u32>::new(d).unwrap();
+            prop_assert_eq!(div.divmod(n), (n / d, n % d));
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn int_divider_u64_random() {
+    let strat = (
+        prop_oneof![1u64..64, 1u64..=u32::MAX as u64, 1u64..=u64::MAX],
+        any::<u64>(),
+    );
+    runner(20_000)
+        .run(&strat, |(d, n)| {
+            let div = IntDivider::<u64>::new(d).unwrap();
+            prop_assert_eq!(div.divmod(n), (n / d, n % d));
+            Ok(())
+        })
+        .unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layout construction and offsets
+
+/// Byte offsets by the definition: row-major coordinates of `linear` times byte strides.
+fn naive_offsets(shape: &[usize], strides: &[Vec<isize>], linear: u64) -> Vec<i128> {
+    let mut rem = linear;
+    let mut off = vec![0i128; strides.len()];
+    for d in (0..shape.len()).rev() {
+        let c = rem % shape[d] as u64;
+        rem /= shape[d] as u64;
+        for (k, s) in strides.iter().enumerate() {
+            off[k] += c as i128 * s[d] as i128;
+        }
+    }
+    off
+}
+
+fn check_offsets<I: IndexInt>(l: &ElementLayout<I>, shape: &[usize], strides: &[Vec<isize>]) {
+    let numel: u64 = shape.iter().map(|&n| n as u64).product();
+    let probe = [0, 1, numel / 3, numel / 2, numel.saturating_sub(1)];
+    for &i in probe.iter().filter(|&&i| i < numel) {
+        let got = l.offsets::<4>(I::from_u64_trunc(i));
+        let want = naive_offsets(shape, strides, i);
+        for k in 0..strides.len() {
+            assert_eq!(
+                got[k] as i128, want[k],
+                "operand {k} element {i} of {shape:?} {strides:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn layout_offsets_match_definition_for_random_strides() {
+    // Up to 8 dims, any strides (big ones included): both widths agree with the definition
+    // whenever they accept the layout, and u32 refuses exactly when an offset does not fit.
+    let strat = prop::collection::vec((1usize..6, -3_000_000_000i64..3_000_000_000), 0..=8);
+    runner(2000)
+        .run(&(strat, 0usize..4), |(dims, seed)| {
+            let shape: Vec<usize> = dims.iter().map(|d| d.0).collect();
+            let strides: Vec<Vec<isize>> = (0..3)
+                .map(|k| {
+                    dims.iter()
+                        .enumerate()
+                        .map(|(i, d)| {
+                            let s = d.1 as isize;
+                            // mix small, zero and big strides per operand
+                            match (k + i + seed) % 4 {
+                                0 => s,
+                                1 => s % 1000,
+                                2 => 0,
+                                _ => -(s % 100),
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            let refs: Vec<&[isize]> = strides.iter().map(|s| s.as_slice()).collect();
+            let dts = [DType::F32; 3];
+            let l64 = Layout64::new(&shape, &refs, &dts).unwrap();
+            check_offsets(&l64, &shape, &strides);
+            let fits32 = (0..3).all(|k| {
+                let (mut lo, mut hi) = (0i128, 0i128);
+                for d in 0..shape.len() {
+                    let span = (shape[d] as i128 - 1) * strides[k][d] as i128;
+                    if span < 0 { lo += span } else { hi += span }
+                }
+                lo >= i32::MIN as i128 && hi <= i32::MAX as i128
+            });
+            match Layout32::new(&shape, &refs, &dts) {
+                Ok(l32) => {
+                    prop_assert!(fits32);
+                    check_offsets(&l32, &shape, &strides);
+                }
+                Err(e) => {
+                    prop_assert_eq!(e, LayoutError::IndexOverflow);
+                    prop_assert!(!fits32);
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn layout_coalesces_and_refuses_too_many_dims() {
+    // A contiguous 4-D loop is one dim; size-1 dims vanish.
+    let shape = [2usize, 1, 3, 4];
+    let s: Vec<isize> = vec![48, 48, 16, 4];
+    let l = Layout32::new(&shape, &[&s, &s], &[DType::F32, DType::F32]).unwrap();
+    assert_eq!(l.ndim, 1);
+    assert_eq!(l.dims[0].divisor, 24);
+    // A transposed operand keeps two dims.
+    let t: Vec<isize> = vec![4, 4, 8, 24 * 4];
+    let l = Layout32::new(&[2, 1, 3, 4], &[&s, &t], &[DType::F32, DType::F32]).unwrap();
+    assert!(l.ndim >= 2);
+    // 12 dims that cannot merge (stride 3 * size) are refused: more than MAX_DIMS remain.
+    let shape = [2usize; 12];
+    let odd: Vec<isize> = (0..12).map(|d| 3isize.pow(d as u32 + 1)).collect();
+    let e = Layout64::new(&shape, &[&odd], &[DType::U8]).unwrap_err();
+    assert_eq!(e, LayoutError::TooManyDims { ndim: 12 });
+    // 12 dims of which only 8 remain after coalescing are accepted.
+    let mut s = vec![0isize; 12];
+    let mut acc = 1isize;
+    for d in (0..12).rev() {
+        s[d] = acc;
+        acc *= if d % 3 == 0 { 5 } else { 2 }; // every third boundary breaks contiguity
+    }
+    let l = Layout64::new(&shape, &[&s], &[DType::U8]).unwrap();
+    assert!(l.ndim as usize <= MAX_DIMS);
+    // Operand-count and rank errors.
+    assert_eq!(
+        Layout32::new(&[2], &[], &[]).unwrap_err(),
+        LayoutError::Operands { noperands: 0 }
+    );
+    let one: Vec<isize> = vec![1];
+    assert_eq!(
+        Layout32::new(&[2, 2], &[&one], &[DType::U8]).unwrap_err(),
+        LayoutError::StrideRank { operand: 0 }
+    );
+    // Empty loops: numel 0, nothing to index.
+    let z: Vec<isize> = vec![4, 4];
+    let l = Layout32::new(&[0, 5], &[&z], &[DType::F32]).unwrap();
+    assert_eq!((l.numel, l.ndim), (0, 0));
+    // The element count itself must fit the width.
+    let big: Vec<isize> = vec![0, 0];
+    assert_eq!(
+        Layout32::new(&[1 << 20, 1 << 13], &[&big], &[DType::U8]).unwrap_err(),
+        LayoutError::IndexOverflow
+    );
+    assert!(Layout64::new(&[1 << 20, 1 << 13], &[&big], &[DType::U8]).is_ok());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buffers and views for the emulated launches
+
+/// SplitMix64: deterministic test data.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A 16-byte aligned byte buffer holding elements of a runtime dtype.
+struct Buf {
+    words: Vec<u128>,
+    dtype: DType,
+    len: usize,
+}
+
+impl Buf {
+    fn new(dtype: DType, len: usize) -> Buf {
+        Buf {
+            words: vec![0; (len * dtype.size()).div_ceil(16) + 1],
+            dtype,
+            len,
+        }
+    }
+    fn random(dtype: DType, len: usize, rng: &mut Rng) -> Buf {
+        let mut b = Buf::new(dtype, len);
+        for i in 0..len {
+            let r = rng.next();
+            let v = match dtype {
+                DType::Bool => Value::Bool(r & 1 == 1),
+                d if d.is_float() => Value::F64(((r % 20001) as f64 - 10000.0) / 64.0),
+                _ => Value::Int(r as i64),
+            };
+            b.set(i, v);
+        }
+        b
+    }
+    fn ptr(&self) -> *const u8 {
+        self.words.as_ptr() as *const u8
+    }
+    fn mut_ptr(&mut self) -> *mut u8 {
+        self.words.as_mut_ptr() as *mut u8
+    }
+    fn get(&self, i: usize) -> Value {
+        assert!(i < self.len);
+        with_dtype!(self.dtype, T => {
+            // SAFETY: i < len, buffer holds len elements of T, aligned.
+            let x: T = unsafe { (self.ptr() as *const T).add(i).read() };
+            x.to_value()
+        })
+    }
+    fn set(&mut self, i: usize, v: Value) {
+        assert!(i < self.len);
+        with_dtype!(self.dtype, T => {
+            // SAFETY: as in get.
+            unsafe { (self.mut_ptr() as *mut T).add(i).write(T::from_value(v)) }
+        })
+    }
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: the words are initialised plain data.
+        unsafe { std::slice::from_raw_parts(self.ptr(), self.len * self.dtype.size()) }
+    }
+}
+
+/// A view: shape (already broadcast to the loop's), element strides, element offset.
+#[derive(Clone, Debug)]
+struct View {
+    strides: Vec<isize>,
+    offset: usize,
+}
+
+impl View {
+    fn index(&self, shape: &[usize], linear: usize) -> usize {
+        let mut rem = linear;
+        let mut off = self.offset as isize;
+        for d in (0..shape.len()).rev() {
+            off += (rem % shape[d]) as isize * self.strides[d];
+            rem /= shape[d];
+        }
+        off as usize
+    }
+    fn byte_strides(&self, dtype: DType) -> Vec<isize> {
+        self.strides
+            .iter()
+            .map(|s| s * dtype.size() as isize)
+            .collect()
+    }
+}
+
+/// A random input view over `shape`: a permuted dense buffer, some dims broadcast (stride 0),
+/// some flipped (negative stride), at a random offset. Returns (buffer length, view).
+fn random_input_view(shape: &[usize], rng: &mut Rng) -> (usize, View) {
+    let nd = shape.len();
+    // Dense strides in a random dim order; broadcast dims take no room.
+    let mut order: Vec<usize> = (0..nd).collect();
+    for i in (1..nd).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let bcast: Vec<bool> = (0..nd).map(|_| rng.below(4) == 0).collect();
+    let mut strides = vec![0isize; nd];
+    let mut acc = 1isize;
+    for &d in order.iter().rev() {
+        if !bcast[d] {
+            strides[d] = acc;
+            acc *= shape[d] as isize;
+        }
+    }
+    // Flip some dims: start at their far end.
+    let mut offset = rng.below(5) as isize;
+    for d in 0..nd {
+        if !bcast[d] && shape[d] > 1 && rng.below(3) == 0 {
+            offset += (shape[d] as isize - 1) * strides[d];
+            strides[d] = -strides[d];
+        }
+    }
+    let len = (offset + acc + 3) as usize;
+    (
+        len,
+        View {
+            strides,
+            offset: offset as usize,
+        },
+    )
+}
+
+/// The output view: a dense permutation of the loop (no self-overlap), maybe flipped.
+fn random_output_view(shape: &[usize], rng: &mut Rng) -> (usize, View) {
+    let nd = shape.len();
+    let mut order: Vec<usize> = (0..nd).collect();
+    if rng.below(2) == 0 {
+        for i in (1..nd).rev() {
+            order.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+    }
+    let mut strides = vec![0isize; nd];
+    let mut acc = 1isize;
+    for &d in order.iter().rev() {
+        strides[d] = acc;
+        acc *= shape[d] as isize;
+    }
+    let mut offset = rng.below(3) as isize;
+    for d in 0..nd {
+        if shape[d] > 1 && rng.below(4) == 0 {
+            offset += (shape[d] as isize - 1) * strides[d];
+            strides[d] = -strides[d];
+        }
+    }
+    (
+        (offset + acc) as usize,
+        View {
+            strides,
+            offset: offset as usize,
+        },
+    )
+}
+
+fn random_shape(rng: &mut Rng) -> Vec<usize> {
+    let nd = rng.below(6) as usize;
+    (0..nd).map(|_| 1 + rng.below(5) as usize).collect()
+}
+
+const GRIDS: [u64; 4] = [1, 3, 32, 1000];
+
+/// Runs the strided per-thread body on every thread of a `nthreads` grid.
+fn emulate<I: IndexInt>(nthreads: u64, l: &ElementLayout<I>, mut body: impl FnMut(I)) {
+    for tid in 0..nthreads {
+        grid_stride(tid, nthreads, l.numel, &mut body);
+    }
+}
+
+/// Reference: compute every output element by the definition, in `Value`s converted to the
+/// kernel's static types and back (what the casting kernels do).
+fn reference(
+    shape: &[usize],
+    out: &mut Buf,
+    out_view: &View,
+    ins: &[(&Buf, &View)],
+    f: impl Fn(&[Value]) -> Value,
+) {
+    let numel: usize = shape.iter().product();
+    for i in 0..numel {
+        let args: Vec<Value> = ins.iter().map(|(b, v)| b.get(v.index(shape, i))).collect();
+        out.set(out_view.index(shape, i), f(&args));
+    }
+}
+
+fn conv<T: Element>(v: Value) -> T {
+    T::from_value(v)
+}
+
+/// Random binary launches of `F` computing in `(A, A)`, operands of dtypes `da`, `db`, `dout`
+/// (CAST when any differs from the static types), on both index widths.
+fn run_binary_case<F, A>(f: F, da: DType, db: DType, dout: DType, rng: &mut Rng)
+where
+    F: Functor<(A, A)>,
+    F::Output: Element,
+    A: Element,
+{
+    let cast = da != A::DTYPE || db != A::DTYPE || dout != <F::Output>::DTYPE;
+    let shape = random_shape(rng);
+    let (la, va) = random_input_view(&shape, rng);
+    let (lb, vb) = random_input_view(&shape, rng);
+    let (lo, vo) = random_output_view(&shape, rng);
+    let a = Buf::random(da, la, rng);
+    let b = Buf::random(db, lb, rng);
+    let mut want = Buf::new(dout, lo);
+    reference(&shape, &mut want, &vo, &[(&a, &va), (&b, &vb)], |x| {
+        f.call((conv::<A>(x[0]), conv::<A>(x[1]))).to_value()
+    });
+    let (sa, sb, so) = (
+        va.byte_strides(da),
+        vb.byte_strides(db),
+        vo.byte_strides(dout),
+    );
+    let refs: [&[isize]; 3] = [&so, &sa, &sb];
+    let dts = [dout, da, db];
+    for (w, &nt) in GRIDS.iter().enumerate() {
+        let mut out = Buf::new(dout, lo);
+        let po = out.mut_ptr().wrapping_add(vo.offset * dout.size());
+        let pa = a.ptr().wrapping_add(va.offset * da.size());
+        let pb = b.ptr().wrapping_add(vb.offset * db.size());
+        // SAFETY (all calls): the layouts describe views that lie inside the buffers.
+        if w % 2 == 0 {
+            let l = Layout32::new(&shape, &refs, &dts).unwrap();
+            if cast {
+                emulate(nt, &l, |i| unsafe {
+                    binary_at::<F, A, A, u32, true>(&f, &l, po, pa, pb, i)
+                });
+            } else {
+                emulate(nt, &l, |i| unsafe {
+                    binary_at::<F, A, A, u32, false>(&f, &l, po, pa, pb, i)
+                });
+            }
+        } else {
+            let l = Layout64::new(&shape, &refs, &dts).unwrap();
+            if cast {
+                emulate(nt, &l, |i| unsafe {
+                    binary_at::<F, A, A, u64, true>(&f, &l, po, pa, pb, i)
+                });
+            } else {
+                emulate(nt, &l, |i| unsafe {
+                    binary_at::<F, A, A, u64, false>(&f, &l, po, pa, pb, i)
+                });
+            }
+        }
+        assert_eq!(
+            out.bytes(),
+            want.bytes(),
+            "{}: shape {shape:?} a {va:?} b {vb:?} out {vo:?} grid {nt}",
+            std::any::type_name::<A>()
+        );
+    }
+}
+
+#[test]
+fn binary_strided_same_dtypes() {
+    let mut rng = Rng(1);
+    for _ in 0..60 {
+        run_binary_case::<_, f32>(PAdd, DType::F32, DType::F32, DType::F32, &mut rng);
+        run_binary_case::<_, f64>(PAdd, DType::F64, DType::F64, DType::F64, &mut rng);
+        run_binary_case::<_, i64>(PAdd, DType::I64, DType::I64, DType::I64, &mut rng);
+        run_binary_case::<_, u8>(PAdd, DType::U8, DType::U8, DType::U8, &mut rng);
+        run_binary_case::<_, i16>(PAdd, DType::I16, DType::I16, DType::I16, &mut rng);
+        run_binary_case::<_, f16>(PAdd, DType::F16, DType::F16, DType::F16, &mut rng);
+        run_binary_case::<_, bf16>(PAdd, DType::BF16, DType::BF16, DType::BF16, &mut rng);
+        run_binary_case::<_, bool>(PAdd, DType::Bool, DType::Bool, DType::Bool, &mut rng);
+    }
+}
+
+#[test]
+fn binary_strided_mixed_dtypes_cast_while_loading() {
+    let mut rng = Rng(2);
+    for _ in 0..40 {
+        // int64 + float32 -> float32 (the promoted type computes; inputs cast on load)
+        run_binary_case::<_, f32>(PAdd, DType::I64, DType::F32, DType::F32, &mut rng);
+        // float16 + float32 computed in f32, written to f64 (cast on store)
+        run_binary_case::<_, f32>(PAdd, DType::F16, DType::F32, DType::F64, &mut rng);
+        // bool + uint8 -> int16 in i16
+        run_binary_case::<_, i16>(PAdd, DType::Bool, DType::U8, DType::I16, &mut rng);
+        // bf16 + int32 computed in f64, stored as bf16
+        run_binary_case::<_, f64>(PAdd, DType::BF16, DType::I32, DType::BF16, &mut rng);
+        // float64 -> int8 saturating conversions on load
+        run_binary_case::<_, i8>(PAdd, DType::F64, DType::I8, DType::I8, &mut rng);
+    }
+}
+
+fn run_unary_case<F, A>(f: F, da: DType, dout: DType, rng: &mut Rng)
+where
+    F: Functor<(A,)>,
+    F::Output: Element,
+    A: Element,
+{
+    let cast = da != A::DTYPE || dout != <F::Output>::DTYPE;
+    let shape = random_shape(rng);
+    let (la, va) = random_input_view(&shape, rng);
+    let (lo, vo) = random_output_view(&shape, rng);
+    let a = Buf::random(da, la, rng);
+    let mut want = Buf::new(dout, lo);
+    reference(&shape, &mut want, &vo, &[(&a, &va)], |x| {
+        f.call((conv::<A>(x[0]),)).to_value()
+    });
+    let (sa, so) = (va.byte_strides(da), vo.byte_strides(dout));
+    let refs: [&[isize]; 2] = [&so, &sa];
+    let dts = [dout, da];
+    for (w, &nt) in GRIDS.iter().enumerate() {
+        let mut out = Buf::new(dout, lo);
+        let po = out.mut_ptr().wrapping_add(vo.offset * dout.size());
+        let pa = a.ptr().wrapping_add(va.offset * da.size());
+        // SAFETY (all calls): the layouts describe views inside the buffers.
+        match (w % 2 == 0, cast) {
+            (true, false) => {
+                let l = Layout32::new(&shape, &refs, &dts).unwrap();
+                emulate(nt, &l, |i| unsafe {
+                    unary_at::<F, A, u32, false>(&f, &l, po, pa, i)
+                });
+            }
+            (true, true) => {
+                let l = Layout32::new(&shape, &refs, &dts).unwrap();
+                emulate(nt, &l, |i| unsafe {
+                    unary_at::<F, A, u32, true>(&f, &l, po, pa, i)
+                });
+            }
+            (false, false) => {
+                let l = Layout64::new(&shape, &refs, &dts).unwrap();
+                emulate(nt, &l, |i| unsafe {
+                    unary_at::<F, A, u64, false>(&f, &l, po, pa, i)
+                });
+            }
+            (false, true) => {
+                let l = Layout64::new(&shape, &refs, &dts).unwrap();
+                emulate(nt, &l, |i| unsafe {
+                    unary_at::<F, A, u64, true>(&f, &l, po, pa, i)
+                });
+            }
+        }
+        assert_eq!(
+            out.bytes(),
+            want.bytes(),
+            "shape {shape:?} a {va:?} out {vo:?} grid {nt}"
+        );
+    }
+}
+
+#[test]
+fn unary_strided_and_scalar_functors() {
+    let mut rng = Rng(3);
+    for _ in 0..50 {
+        run_unary_case::<_, f32>(PExp, DType::F32, DType::F32, &mut rng);
+        run_unary_case::<_, bf16>(PExp, DType::BF16, DType::BF16, &mut rng);
+        run_unary_case::<_, i32>(PNeg, DType::I32, DType::I32, &mut rng);
+        run_unary_case::<_, f64>(PNeg, DType::I64, DType::F32, &mut rng);
+        // A scalar captured in the functor value (what add_scalar_* kernels take as argument).
+        run_unary_case::<_, f32>(
+            WithScalar { f: PAdd, s: 0.1f32 },
+            DType::F32,
+            DType::F32,
+            &mut rng,
+        );
+        run_unary_case::<_, f32>(
+            WithScalar {
+                f: PAdd,
+                s: -3.5f32,
+            },
+            DType::I64,
+            DType::F32,
+            &mut rng,
+        );
+        run_unary_case::<_, i64>(
+            WithScalar {
+                f: PAdd,
+                s: i64::MAX,
+            },
+            DType::I64,
+            DType::I64,
+            &mut rng,
+        );
+    }
+}
+
+#[test]
+fn ternary_where_strided() {
+    let mut rng = Rng(4);
+    for _ in 0..60 {
+        let shape = random_shape(&mut rng);
+        let mixed = rng.below(2) == 0;
+        let (dc, da, db, dout) = if mixed {
+            (DType::U8, DType::I32, DType::F16, DType::F64)
+        } else {
+            (DType::Bool, DType::F32, DType::F32, DType::F32)
+        };
+        let (lc, vc) = random_input_view(&shape, &mut rng);
+        let (la, va) = random_input_view(&shape, &mut rng);
+        let (lb, vb) = random_input_view(&shape, &mut rng);
+        let (lo, vo) = random_output_view(&shape, &mut rng);
+        let c = Buf::random(dc, lc, &mut rng);
+        let a = Buf::random(da, la, &mut rng);
+        let b = Buf::random(db, lb, &mut rng);
+        let mut want = Buf::new(dout, lo);
+        reference(
+            &shape,
+            &mut want,
+            &vo,
+            &[(&c, &vc), (&a, &va), (&b, &vb)],
+            |x| {
+                PWhere
+                    .call((conv::<bool>(x[0]), conv::<f32>(x[1]), conv::<f32>(x[2])))
+                    .to_value()
+            },
+        );
+        let (sc, sa, sb, so) = (
+            vc.byte_strides(dc),
+            va.byte_strides(da),
+            vb.byte_strides(db),
+            vo.byte_strides(dout),
+        );
+        let refs: [&[isize]; 4] = [&so, &sc, &sa, &sb];
+        let dts = [dout, dc, da, db];
+        for &nt in &GRIDS {
+            let mut out = Buf::new(dout, lo);
+            let po = out.mut_ptr().wrapping_add(vo.offset * dout.size());
+            let pc = c.ptr().wrapping_add(vc.offset * dc.size());
+            let pa = a.ptr().wrapping_add(va.offset * da.size());
+            let pb = b.ptr().wrapping_add(vb.offset * db.size());
+            let l = Layout64::new(&shape, &refs, &dts).unwrap();
+            // SAFETY: views inside the buffers.
+            if mixed {
+                emulate(nt, &l, |i| unsafe {
+                    ternary_at::<PWhere, bool, f32, f32, u64, true>(&PWhere, &l, po, pc, pa, pb, i)
+                });
+            } else {
+                emulate(nt, &l, |i| unsafe {
+                    ternary_at::<PWhere, bool, f32, f32, u64, false>(&PWhere, &l, po, pc, pa, pb, i)
+                });
+            }
+            assert_eq!(out.bytes(), want.bytes(), "shape {shape:?} grid {nt}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The contiguous (16-byte vector) path
+
+fn contig_binary<F, A>(f: F, rng: &mut Rng)
+where
+    F: Functor<(A, A)>,
+    F::Output: Element,
+    A: Element,
+{
+    let (da, dout) = (A::DTYPE, <F::Output>::DTYPE);
+    for n in (0..70).chain([255, 256, 257, 1000]) {
+        let a = Buf::random(da, n, rng);
+        let b = Buf::random(da, n, rng);
+        let mut want = Buf::new(dout, n);
+        for i in 0..n {
+            want.set(
+                i,
+                f.call((conv::<A>(a.get(i)), conv::<A>(b.get(i))))
+                    .to_value(),
+            );
+        }
+        let sizes = [dout.size(), da.size(), da.size()];
+        for &nt in &GRIDS {
+            let mut out = Buf::new(dout, n);
+            let ptrs = [
+                (out.mut_ptr() as usize, dout.size()),
+                (a.ptr() as usize, da.size()),
+                (b.ptr() as usize, da.size()),
+            ];
+            assert!(contiguous_aligned(&ptrs));
+            let chunks = contiguous_chunks(n as u64, &sizes);
+            let po = out.mut_ptr();
+            for tid in 0..nt.min(chunks.max(1)) {
+                // SAFETY: dense, 16-byte aligned buffers of n elements.
+                unsafe {
+                    binary_contig::<F, A, A>(
+                        tid,
+                        nt.min(chunks.max(1)),
+                        n as u64,
+                        &f,
+                        po,
+                        a.ptr(),
+                        b.ptr(),
+                    )
+                };
+            }
+            assert_eq!(
+                out.bytes(),
+                want.bytes(),
+                "{} n={n} grid {nt}",
+                std::any::type_name::<A>()
+            );
+        }
+    }
+}
+
+#[test]
+fn contiguous_vector_path_binary() {
+    let mut rng = Rng(5);
+    contig_binary::<_, f32>(PAdd, &mut rng);
+    contig_binary::<_, f64>(PAdd, &mut rng);
+    contig_binary::<_, f16>(PAdd, &mut rng);
+    contig_binary::<_, bf16>(PAdd, &mut rng);
+    contig_binary::<_, u8>(PAdd, &mut rng);
+    contig_binary::<_, i16>(PAdd, &mut rng);
+    contig_binary::<_, i64>(PAdd, &mut rng);
+    contig_binary::<_, bool>(PAdd, &mut rng);
+}
+
+#[test]
+fn contiguous_vector_path_unary_and_ternary() {
+    let mut rng = Rng(6);
+    for n in (0..40).chain([511, 512, 513]) {
+        // unary exp(f32) and a scalar functor on u8
+        let a = Buf::random(DType::F32, n, &mut rng);
+        let mut want = Buf::new(DType::F32, n);
+        for i in 0..n {
+            want.set(i, PExp.call((conv::<f32>(a.get(i)),)).to_value());
+        }
+        let mut out = Buf::new(DType::F32, n);
+        let po = out.mut_ptr();
+        for tid in 0..3 {
+            // SAFETY: dense aligned buffers of n elements.
+            unsafe { unary_contig::<PExp, f32>(tid, 3, n as u64, &PExp, po, a.ptr()) };
+        }
+        assert_eq!(out.bytes(), want.bytes(), "exp n={n}");
+
+        let s = WithScalar { f: PAdd, s: 200u8 };
+        let a = Buf::random(DType::U8, n, &mut rng);
+        let mut want = Buf::new(DType::U8, n);
+        for i in 0..n {
+            want.set(i, s.call((conv::<u8>(a.get(i)),)).to_value());
+        }
+        let mut out = Buf::new(DType::U8, n);
+        let po = out.mut_ptr();
+        for tid in 0..2 {
+            // SAFETY: as above.
+            unsafe { unary_contig::<_, u8>(tid, 2, n as u64, &s, po, a.ptr()) };
+        }
+        assert_eq!(out.bytes(), want.bytes(), "add_scalar u8 n={n}");
+
+        // where(bool, f64, f64): 1-byte and 8-byte operands in one chunk
+        let c = Buf::random(DType::Bool, n, &mut rng);
+        let x = Buf::random(DType::F64, n, &mut rng);
+        let y = Buf::random(DType::F64, n, &mut rng);
+        let mut want = Buf::new(DType::F64, n);
+        for i in 0..n {
+            let v = PWhere.call((
+                conv::<bool>(c.get(i)),
+                conv::<f64>(x.get(i)),
+                conv::<f64>(y.get(i)),
+            ));
+            want.set(i, v.to_value());
+        }
+        let mut out = Buf::new(DType::F64, n);
+        let po = out.mut_ptr();
+        for tid in 0..5 {
+            // SAFETY: as above.
+            unsafe {
+                ternary_contig::<PWhere, bool, f64, f64>(
+                    tid,
+                    5,
+                    n as u64,
+                    &PWhere,
+                    po,
+                    c.ptr(),
+                    x.ptr(),
+                    y.ptr(),
+                )
+            };
+        }
+        assert_eq!(out.bytes(), want.bytes(), "where n={n}");
+    }
+}
+
+#[test]
+fn contiguous_alignment_rule() {
+    // f32: 4 per thread, so each base must be 16-byte aligned; u8 + f64: 2 per thread.
+    assert!(contiguous_aligned(&[(64, 4), (128, 4)]));
+    assert!(!contiguous_aligned(&[(64, 4), (132, 4)]));
+    assert!(contiguous_aligned(&[(2, 1), (16, 8)]));
+    assert!(!contiguous_aligned(&[(1, 1), (16, 8)]));
+    assert_eq!(contiguous_chunks(10, &[4, 4, 4]), 3);
+    assert_eq!(contiguous_chunks(10, &[1, 8]), 5);
+}
+
+#[test]
+fn cast_loads_follow_convert_value() {
+    // load_cast/store_cast are convert_value for every (source, target) pair.
+    let samples = [
+        Value::Bool(true),
+        Value::Int(-3),
+        Value::Int(300),
+        Value::F64(-2.75),
+        Value::F64(1e10),
+    ];
+    for &src in &DType::ALL {
+        for &v in &samples {
+            let mut b = Buf::new(src, 1);
+            b.set(0, v);
+            let stored = b.get(0);
+            with_dtype!(src, S => {
+                let s: S = S::from_value(stored);
+                // SAFETY: b holds one element of dtype src.
+                let got: f64 = unsafe { weft::device::layout::load_cast::<f64>(b.ptr(), src as u8) };
+                assert_eq!(got.to_bits(), convert_value::<S, f64>(s).to_bits(), "{src}");
+                let got: i16 = unsafe { weft::device::layout::load_cast::<i16>(b.ptr(), src as u8) };
+                assert_eq!(got, convert_value::<S, i16>(s), "{src}");
+                let mut o = Buf::new(src, 1);
+                // SAFETY: o holds one element of dtype src.
+                unsafe { weft::device::layout::store_cast::<f32>(o.mut_ptr(), -7.5f32, src as u8) };
+                assert_eq!(o.get(0), convert_value::<f32, S>(-7.5).to_value(), "{src}");
+            });
+        }
+    }
+}
