@@ -121,7 +121,7 @@ fn sigmoid_never_overflows() {
 
 #[test]
 fn rounding_half_to_even_and_frac() {
-    let cases = [
+    let cases: [(f64, f64); 6] = [
         (0.5, 0.0),
         (1.5, 2.0),
         (2.5, 2.0),
