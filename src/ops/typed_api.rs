@@ -358,9 +358,7 @@ where
         let n = out.numel();
         // SAFETY: the plan: contiguous sources of `n` elements; `out` is contiguous with the
         // same shape and shares elements with a source only one for one; O is U (same dtype).
-        return unsafe {
-            run2::<A, B, C, O, F>(op, f, sa, sb, out.data_ptr() as *mut O, n)
-        };
+        return unsafe { run2::<A, B, C, O, F>(op, f, sa, sb, out.data_ptr() as *mut O, n) };
     }
     let (da, db) = dyn_pair(&a, &b);
     binary(op, da.operand(), db.operand(), Some(&wrap(out))).map(|_| ())
@@ -814,8 +812,13 @@ where
         max: T,
         out: &mut Tensor<U>,
     ) -> Result<()> {
-        special::hardtanh(&wrap(self), scalar_of(min), scalar_of(max), Some(&wrap(out)))
-            .map(|_| ())
+        special::hardtanh(
+            &wrap(self),
+            scalar_of(min),
+            scalar_of(max),
+            Some(&wrap(out)),
+        )
+        .map(|_| ())
     }
     pub fn hardtanh_out<U: DynElement>(&self, min: T, max: T, out: &mut Tensor<U>) {
         ok(self.try_hardtanh_out(min, max, out))
@@ -919,13 +922,8 @@ impl<T: DynElement> Tensor<T> {
     /// In-place `masked_fill`: `mask` must broadcast to self's shape.
     pub fn try_masked_fill_(&mut self, mask: &Tensor<bool>, value: T) -> Result<()> {
         let d = wrap(self);
-        special::masked_fill(
-            &d,
-            &wrap(mask),
-            Operand::Scalar(scalar_of(value)),
-            Some(&d),
-        )
-        .map(|_| ())
+        special::masked_fill(&d, &wrap(mask), Operand::Scalar(scalar_of(value)), Some(&d))
+            .map(|_| ())
     }
     pub fn masked_fill_(&mut self, mask: &Tensor<bool>, value: T) {
         ok(self.try_masked_fill_(mask, value))
@@ -944,7 +942,12 @@ impl<T: DynElement> Tensor<T> {
         )
         .map(|_| ())
     }
-    pub fn masked_fill_out<U: DynElement>(&self, mask: &Tensor<bool>, value: T, out: &mut Tensor<U>) {
+    pub fn masked_fill_out<U: DynElement>(
+        &self,
+        mask: &Tensor<bool>,
+        value: T,
+        out: &mut Tensor<U>,
+    ) {
         ok(self.try_masked_fill_out(mask, value, out))
     }
 
@@ -982,7 +985,11 @@ where
     pub fn lerp<'a>(&self, end: &Tensor<T>, weight: impl Into<TOperand<'a, T>>) -> Tensor<T> {
         ok(self.try_lerp(end, weight))
     }
-    pub fn try_lerp_<'a>(&mut self, end: &Tensor<T>, weight: impl Into<TOperand<'a, T>>) -> Result<()> {
+    pub fn try_lerp_<'a>(
+        &mut self,
+        end: &Tensor<T>,
+        weight: impl Into<TOperand<'a, T>>,
+    ) -> Result<()> {
         let w = DynArg::of(&weight.into());
         let d = wrap(self);
         special::lerp(&d, &wrap(end), w.operand(), Some(&d)).map(|_| ())
@@ -1063,8 +1070,16 @@ fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     let n = a.len().max(b.len());
     let mut out = vec![0; n];
     for i in 0..n {
-        let x = if i < n - a.len() { 1 } else { a[i - (n - a.len())] };
-        let y = if i < n - b.len() { 1 } else { b[i - (n - b.len())] };
+        let x = if i < n - a.len() {
+            1
+        } else {
+            a[i - (n - a.len())]
+        };
+        let y = if i < n - b.len() {
+            1
+        } else {
+            b[i - (n - b.len())]
+        };
         out[i] = match (x, y) {
             (x, y) if x == y => x,
             (1, y) => y,
@@ -1178,8 +1193,8 @@ macro_rules! tensor_operators {
                 std::ops::$Assign::$assign(self, &rhs)
             }
         }
-        tensor_operators!(@number $Trait, $method, $Assign, $assign, $op, FloatOf, PromoteFloatScalar, f64, f32);
-        tensor_operators!(@number $Trait, $method, $Assign, $assign, $op, IntOf, PromoteIntScalar, i64, i32);
+        tensor_operators!(@number $Trait, $method, $Assign, $assign, $op, FloatOf, PromoteFloatScalar, f64);
+        tensor_operators!(@number $Trait, $method, $Assign, $assign, $op, IntOf, PromoteIntScalar, i64);
     )*};
     (@number $Trait:ident, $method:ident, $Assign:ident, $assign:ident, $op:ident, $Of:ident, $Rule:ident, $($n:ty),*) => {$(
         impl<A> std::ops::$Trait<$n> for &Tensor<A>
@@ -1367,7 +1382,7 @@ macro_rules! div_numbers {
         }
     )*};
 }
-div_numbers!(f64, f32, i64, i32);
+div_numbers!(f64, i64);
 
 impl<T: DynElement> std::ops::Neg for &Tensor<T>
 where
