@@ -1,4 +1,5 @@
-//! A tour of weft: typed and dynamic tensors, PyTorch type promotion, views and printing.
+//! A tour of weft: typed and dynamic tensors, PyTorch type promotion, views, printing, and
+//! elementwise ops (broadcasting, promotion, views, scalars, in-place, errors).
 //!
 //! `cargo run --release --example quickstart`
 
@@ -46,5 +47,42 @@ fn main() -> Result<(), weft::Error> {
         Tensor::<f32>::randn(&[2, 3], 0)?
     );
     println!("\narange(2000) = {}", Tensor::<i64>::arange(0, 2000, 1)?);
+
+    // Elementwise ops. Broadcasting: [2, 3] + [3].
+    let bias = Tensor::<f32>::from_vec(vec![10.0, 20.0, 30.0], &[3])?;
+    println!("\na + bias =\n{}", &a + &bias);
+    // Type promotion picked at compile time: i64 + f32 is f32, i64 * 2.5 is f32 (PyTorch's
+    // scalar rule), integer division is true division.
+    let n = Tensor::<i64>::arange(1, 4, 1)?;
+    let mixed: Tensor<f32> = &n + &bias;
+    let scaled: Tensor<f32> = &n * 2.5;
+    let ratio: Tensor<f32> = &n / &n.add(1);
+    println!("i64 + f32 = {mixed}\ni64 * 2.5 = {scaled}\nn / (n + 1) = {ratio}");
+    // A transposed view takes part like any tensor (no copy): [3, 2] * [3, 1].
+    let col = Tensor::<f32>::from_vec(vec![1.0, 0.0, -1.0], &[3, 1])?;
+    println!("a.t() * col =\n{}", &a.t() * &col);
+    // Scalars on either side, unary math and comparisons (bool results).
+    println!("1 - sigmoid(a) =\n{}", 1.0 - &a.sigmoid());
+    println!("a > 3 = {}", a.gt(3.0));
+    // In place: on a transposed view, the writes land in the shared storage.
+    let mut b = a.contiguous().mul(1.0);
+    let mut bt = b.t();
+    bt *= 2.0;
+    bt.add_(&col);
+    println!("b after in-place ops on b.t() =\n{b}");
+    b.clamp_(Some(0.0), Some(8.0));
+    println!("b.clamp_(0, 8) =\n{b}");
+    // Errors: `try_*` returns them, operators panic with the same message.
+    match a.try_add(&Tensor::<f32>::ones(&[4])) {
+        Err(e) => println!("a + ones([4]): error: {e}"),
+        Ok(t) => println!("unexpected: {t}"),
+    }
+    let mut i = Tensor::<i64>::ones(&[2]);
+    if let Err(e) = i.try_add_(Scalar::Float(2.5)) {
+        println!("int64 add_ 2.5: error: {e}");
+    }
+    if let Err(e) = n.try_floor_divide(0) {
+        println!("int64 // 0: error: {e}");
+    }
     Ok(())
 }

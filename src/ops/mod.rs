@@ -9,6 +9,7 @@
 pub mod binary;
 pub mod dispatch;
 pub mod dyn_api;
+pub mod promote;
 pub mod special;
 pub mod typed_api;
 pub mod unary;
