@@ -155,7 +155,10 @@ struct Bench {
 
 impl Bench {
     fn wanted(&self, name: &str) -> bool {
-        self.o.only.as_ref().is_none_or(|w| name.contains(w.as_str()))
+        self.o
+            .only
+            .as_ref()
+            .is_none_or(|w| name.contains(w.as_str()))
     }
 
     /// Times `op` and its plain-loop `limit`, interleaved; `fresh` (if given) runs once for the
@@ -346,12 +349,13 @@ fn run_all(o: Opts) {
     let (sa, sb) = (slice::<f32>(&a), slice::<f32>(&bb));
     let mut lim = vec![0f32; N];
     let mut lim_add = vec![0f32; N];
-    let mut add_limit =
-        || par_for(th, &mut lim_add, |s, o| {
+    let mut add_limit = || {
+        par_for(th, &mut lim_add, |s, o| {
             for (i, x) in o.iter_mut().enumerate() {
                 *x = sa[s + i] + sb[s + i];
             }
-        });
+        })
+    };
     let bytes3 = 3.0 * f4 * N as f64;
 
     b.run(
@@ -417,7 +421,11 @@ fn run_all(o: Opts) {
             &mut || {
                 // The plain loop walks rows of 3 (chunks are multiples of 3).
                 let body = |s: usize, o: &mut [f32]| {
-                    for (r, (oc, xc)) in o.chunks_exact_mut(3).zip(sx[s..].chunks_exact(3)).enumerate() {
+                    for (r, (oc, xc)) in o
+                        .chunks_exact_mut(3)
+                        .zip(sx[s..].chunks_exact(3))
+                        .enumerate()
+                    {
                         let _ = r;
                         oc[0] = xc[0] + y0;
                         oc[1] = xc[1] + y1;
@@ -520,8 +528,14 @@ fn run_all(o: Opts) {
 
     // f16 / bf16 add, limit = the f32 slice loop add (as the issue defines it).
     {
-        let h1 = to_dyn(sa.iter().map(|&x| f16::from_f32(x)).collect::<Vec<_>>(), &[SIDE, SIDE]);
-        let h2 = to_dyn(sb.iter().map(|&x| f16::from_f32(x)).collect::<Vec<_>>(), &[SIDE, SIDE]);
+        let h1 = to_dyn(
+            sa.iter().map(|&x| f16::from_f32(x)).collect::<Vec<_>>(),
+            &[SIDE, SIDE],
+        );
+        let h2 = to_dyn(
+            sb.iter().map(|&x| f16::from_f32(x)).collect::<Vec<_>>(),
+            &[SIDE, SIDE],
+        );
         let ho = DynTensor::zeros(DType::F16, &[SIDE, SIDE]).unwrap();
         b.run(
             "f16_add",
@@ -532,8 +546,14 @@ fn run_all(o: Opts) {
             "limit = f32 slice add",
         );
         drop((h1, h2, ho));
-        let g1 = to_dyn(sa.iter().map(|&x| bf16::from_f32(x)).collect::<Vec<_>>(), &[SIDE, SIDE]);
-        let g2 = to_dyn(sb.iter().map(|&x| bf16::from_f32(x)).collect::<Vec<_>>(), &[SIDE, SIDE]);
+        let g1 = to_dyn(
+            sa.iter().map(|&x| bf16::from_f32(x)).collect::<Vec<_>>(),
+            &[SIDE, SIDE],
+        );
+        let g2 = to_dyn(
+            sb.iter().map(|&x| bf16::from_f32(x)).collect::<Vec<_>>(),
+            &[SIDE, SIDE],
+        );
         let go = DynTensor::zeros(DType::BF16, &[SIDE, SIDE]).unwrap();
         b.run(
             "bf16_add",
@@ -602,9 +622,7 @@ fn run_all(o: Opts) {
                     for (i, x) in o.iter_mut().enumerate() {
                         // Bit-mask select: vectorises (a branch would not).
                         let m = (sc[s + i] as u32).wrapping_neg();
-                        *x = f32::from_bits(
-                            (sa[s + i].to_bits() & m) | (sb[s + i].to_bits() & !m),
-                        );
+                        *x = f32::from_bits((sa[s + i].to_bits() & m) | (sb[s + i].to_bits() & !m));
                     }
                 })
             },

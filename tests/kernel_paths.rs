@@ -31,7 +31,7 @@ const DTYPES: [DType; 7] = [
 
 /// A random tensor of `dtype` with logical shape `[r, c]`, in layout `kind`:
 /// 0 contiguous, 1 transposed (a `[c, r]` tensor's `.t()`), 2 a broadcast row `[c]`,
-/// 3 a broadcast column `[r, 1]`, 4 a 0-d scalar, 5 every other column of a wider tensor.
+/// 3 a broadcast column `[r, 1]`, 4 a `[1, 1]` (broadcast both ways; a 0-d tensor would promote differently), 5 every other column of a wider tensor.
 fn make(dtype: DType, r: usize, c: usize, kind: u8, seed: u64) -> DynTensor {
     let ints = |shape: &[usize]| {
         Tensor::<i64>::randint(shape, 0, 100, seed)
@@ -44,7 +44,7 @@ fn make(dtype: DType, r: usize, c: usize, kind: u8, seed: u64) -> DynTensor {
         1 => ints(&[c, r]).t(),
         2 => ints(&[c]),
         3 => ints(&[r, 1]),
-        4 => ints(&[]),
+        4 => ints(&[1, 1]),
         _ => ints(&[r, 2 * c]).slice(1, None, None, 2),
     }
 }
@@ -88,11 +88,16 @@ fn binary_layouts_match_plain_path() {
             for (i, g) in values(&got).iter().enumerate() {
                 let want = f(&va[i]) + f(&vb[i]);
                 // u8 + u8 wraps.
-                let want = if got.dtype() == DType::U8 { want % 256.0 } else { want };
+                let want = if got.dtype() == DType::U8 {
+                    want % 256.0
+                } else {
+                    want
+                };
                 prop_assert_eq!(f(g), want, "element {}", i);
             }
             // Into a preallocated output of another layout (transposed).
-            let out = DynTensor::zeros(got.dtype(), &[shape[1], shape[0]]).unwrap().t();
+            let rev: Vec<usize> = shape.iter().rev().copied().collect();
+            let out = DynTensor::zeros(got.dtype(), &rev).unwrap().t();
             a.try_add_out(&b, &out).unwrap();
             prop_assert_eq!(values(&out), values(&plain));
             Ok(())
@@ -136,7 +141,11 @@ fn small_inner_and_transposed_shapes() {
 }
 
 fn ulp_f32(v: f64) -> f64 {
-    let e = if v == 0.0 { -126 } else { (v.abs().log2().floor() as i32).max(-126) };
+    let e = if v == 0.0 {
+        -126
+    } else {
+        (v.abs().log2().floor() as i32).max(-126)
+    };
     2f64.powi(e - 23)
 }
 
@@ -148,7 +157,11 @@ fn fastmath_within_golden_tolerance() {
         let xd = x as f64;
         let checks = [
             (fastmath::exp_f32(x) as f64, xd.exp(), 2f64.powi(-126)),
-            (fastmath::sigmoid_f32(x) as f64, 1.0 / (1.0 + (-xd).exp()), 2f64.powi(-126)),
+            (
+                fastmath::sigmoid_f32(x) as f64,
+                1.0 / (1.0 + (-xd).exp()),
+                2f64.powi(-126),
+            ),
             (fastmath::tanh_f32(x) as f64, xd.tanh(), 2f64.powi(-126)),
             (
                 fastmath::gelu_erf_f32(x) as f64,
@@ -169,7 +182,12 @@ fn fastmath_within_golden_tolerance() {
         }
         x += 0.000_731 * x.abs().max(0.01);
     }
-    for f in [fastmath::exp_f32, fastmath::sigmoid_f32, fastmath::tanh_f32, fastmath::gelu_erf_f32] {
+    for f in [
+        fastmath::exp_f32,
+        fastmath::sigmoid_f32,
+        fastmath::tanh_f32,
+        fastmath::gelu_erf_f32,
+    ] {
         assert!(f(f32::NAN).is_nan());
     }
     assert_eq!(fastmath::exp_f32(f32::INFINITY), f32::INFINITY);
@@ -184,14 +202,26 @@ fn fastmath_within_golden_tolerance() {
 #[test]
 fn unary_f32_fast_ops_match_functions() {
     // Through the ops layer, on contiguous (vectorized loop) and strided inputs alike.
-    let a = Tensor::<f32>::randn(&[70, 90], 3).map(DynTensor::from).unwrap();
+    let a = Tensor::<f32>::randn(&[70, 90], 3)
+        .map(DynTensor::from)
+        .unwrap();
     for t in [a.clone(), a.t()] {
-        let xs: Vec<f32> = t.to_values().iter().map(|v| match v { Value::F32(x) => *x, _ => unreachable!() }).collect();
+        let xs: Vec<f32> = t
+            .to_values()
+            .iter()
+            .map(|v| match v {
+                Value::F32(x) => *x,
+                _ => unreachable!(),
+            })
+            .collect();
         let cases: [(DynTensor, fn(f32) -> f32); 4] = [
             (t.exp(), fastmath::exp_f32),
             (t.sigmoid(), fastmath::sigmoid_f32),
             (t.tanh(), fastmath::tanh_f32),
-            (t.gelu(weft::functors::GeluApproximate::None), fastmath::gelu_erf_f32),
+            (
+                t.gelu(weft::functors::GeluApproximate::None),
+                fastmath::gelu_erf_f32,
+            ),
         ];
         for (got, f) in cases {
             let want: Vec<Value> = xs.iter().map(|&x| Value::F32(f(x))).collect();

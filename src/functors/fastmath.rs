@@ -65,10 +65,11 @@ pub fn tanh_f32(x: f32) -> f32 {
     p = p * z - 5.373_971_6e-2;
     p = p * z + 1.333_144_2e-1;
     p = p * z - 3.333_328_2e-1;
-    let small = p * z * x + x;
+    // Both on |x|, then the sign of x (so tanh(-0.0) = -0.0).
+    let small = p * z * ax + ax;
     let big = 1.0 - 2.0 / (exp_f32(2.0 * ax) + 1.0);
-    let big = f32::from_bits(big.to_bits() | (x.to_bits() & 0x8000_0000));
-    if ax < 0.625 { small } else { big }
+    let r = if ax < 0.625 { small } else { big };
+    f32::from_bits(r.to_bits() | (x.to_bits() & 0x8000_0000))
 }
 
 /// `erf` by Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7, absolute).

@@ -101,15 +101,23 @@ impl<T: Fn(&[*mut u8], &[isize], usize) + Sync + Send> InnerLoop for T {}
 /// # Safety
 /// `pa` valid for `n` reads, `po` for `n` writes (they may be equal: in place).
 #[inline(always)]
-unsafe fn contiguous_unary<C: Element, F: Functor<(C,)>>(f: &F, po: *mut F::Output, pa: *const C, n: usize)
-where
+unsafe fn contiguous_unary<C: Element, F: Functor<(C,)>>(
+    f: &F,
+    po: *mut F::Output,
+    pa: *const C,
+    n: usize,
+) where
     F::Output: Element,
 {
     #[cfg(target_arch = "x86_64")]
     if n >= 64 && std::is_x86_feature_detected!("avx2") {
         #[target_feature(enable = "avx2")]
-        unsafe fn avx2<C: Element, F: Functor<(C,)>>(f: &F, po: *mut F::Output, pa: *const C, n: usize)
-        where
+        unsafe fn avx2<C: Element, F: Functor<(C,)>>(
+            f: &F,
+            po: *mut F::Output,
+            pa: *const C,
+            n: usize,
+        ) where
             F::Output: Element,
         {
             for i in 0..n {
@@ -405,8 +413,7 @@ pub fn blocked_2d<K: InnerLoop, const NT: usize>(
             }
         }
         // Transposed: the output is walked unit-stride, some input is unit-stride across rows.
-        if n0 >= TILE && n1 >= TILE && unit(0) && (1..NT).any(|i| !unit(i) && outer[i] == es(i))
-        {
+        if n0 >= TILE && n1 >= TILE && unit(0) && (1..NT).any(|i| !unit(i) && outer[i] == es(i)) {
             let mut p = [core::ptr::null_mut::<u8>(); NT];
             for j0 in (0..n1).step_by(TILE) {
                 let jn = TILE.min(n1 - j0);

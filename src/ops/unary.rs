@@ -118,7 +118,9 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
         UnaryOp::Sign => run!(all, f::Sign),
         UnaryOp::Relu => run!(numeric, f::Relu),
         // f32: the branch-free, vectorizable forms (functors::fastmath); libm otherwise.
-        UnaryOp::Exp if compute == DType::F32 => run_unary::<f32, _>(&iter, c, f::fastmath::FastExp),
+        UnaryOp::Exp if compute == DType::F32 => {
+            run_unary::<f32, _>(&iter, c, f::fastmath::FastExp)
+        }
         UnaryOp::Sigmoid if compute == DType::F32 => {
             run_unary::<f32, _>(&iter, c, f::fastmath::FastSigmoid)
         }
