@@ -569,7 +569,13 @@ fn run_all(o: Opts) {
     // issue's second target.
     {
         type Fx = fn(f32) -> f32;
-        let cases: [(&str, Fx, &dyn Fn(&DynTensor), &dyn Fn() -> DynTensor); 4] = [
+        type Case<'a> = (
+            &'a str,
+            Fx,
+            &'a dyn Fn(&DynTensor),
+            &'a dyn Fn() -> DynTensor,
+        );
+        let cases: [Case; 4] = [
             ("exp", |x| x.exp(), &|o| a.exp_out(o), &|| a.exp()),
             (
                 "sigmoid",

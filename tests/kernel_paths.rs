@@ -214,7 +214,8 @@ fn unary_f32_fast_ops_match_functions() {
                 _ => unreachable!(),
             })
             .collect();
-        let cases: [(DynTensor, fn(f32) -> f32); 4] = [
+        type Case = (DynTensor, fn(f32) -> f32);
+        let cases: [Case; 4] = [
             (t.exp(), fastmath::exp_f32),
             (t.sigmoid(), fastmath::sigmoid_f32),
             (t.tanh(), fastmath::tanh_f32),

@@ -9,6 +9,9 @@
 //! tolerance's floor allows); `gelu` within `2·eps·max(1,|x|)` absolute (erf by Abramowitz &
 //! Stegun 7.1.26, |error| < 1.5e-7, the same formula as PyTorch's vectorized erf).
 
+// The coefficients are Cephes' and A&S's as published; the clamps are written as selects.
+#![allow(clippy::excessive_precision, clippy::manual_clamp)]
+
 use super::Functor;
 
 /// `1.5 * 2^23`: adding it rounds an f32 of magnitude < 2^22 to an integer (ties to even) and
