@@ -14,6 +14,7 @@ pub mod real;
 pub mod activation;
 pub mod arith;
 pub mod compare;
+pub mod fastmath;
 pub mod logical_bitwise;
 pub mod select;
 pub mod table;

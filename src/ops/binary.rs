@@ -37,8 +37,11 @@ impl BinaryRunner<'_> {
         let it = self.iter;
         match self.scalar {
             None => {
-                let k = kernels::binary::<C, C, F>(f, it.dtype(0), it.dtype(1), it.dtype(2));
-                it.for_each(self.cost, k);
+                let (d0, d1, d2) = (it.dtype(0), it.dtype(1), it.dtype(2));
+                let k = kernels::binary::<C, C, F>(f, d0, d1, d2);
+                // 2-D blocks: tiles for transposed inputs, flat runs for tiny inner dims.
+                let sizes = [d0.size(), d1.size(), d2.size()];
+                it.for_each_2d(self.cost, kernels::blocked_2d(k, sizes));
             }
             Some((Side::Rhs, s)) => {
                 let k = kernels::unary::<C, _>(

@@ -243,6 +243,11 @@ pub fn gelu(
     out: Option<&DynTensor>,
 ) -> Result<DynTensor> {
     let iter = build_unary_iter("gelu", false, false, x, out)?;
+    if x.dtype() == DType::F32 && approximate == f::GeluApproximate::None {
+        // The vectorizable form (functors::fastmath).
+        run_unary::<f32, _>(&iter, LoopCost::Expensive, f::fastmath::FastGelu)?;
+        return Ok(finish(iter, out));
+    }
     dispatch_dtypes!(x.dtype(), float, C => run_unary::<C, _>(&iter, LoopCost::Expensive, f::Gelu { approximate })?,
         _ => return Err(unsupported("gelu", x.dtype())));
     Ok(finish(iter, out))
@@ -289,7 +294,8 @@ pub fn where_(
     let (ta, tb) = (pick(a), pick(b));
     let iter = iter_with_dtype(OP, dtype, &[cond, &ta, &tb], out)?;
     let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
-    dispatch_dtypes!(dtype, all, C => iter.for_each(LoopCost::Cheap, kernels::ternary::<bool, C, C, _>(f::Where, d)), _ => unreachable!());
+    let sizes = d.map(DType::size);
+    dispatch_dtypes!(dtype, all, C => iter.for_each_2d(LoopCost::Cheap, kernels::blocked_2d(kernels::ternary::<bool, C, C, _>(f::Where, d), sizes)), _ => unreachable!());
     Ok(finish(iter, out))
 }
 

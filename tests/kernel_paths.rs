@@ -1,0 +1,232 @@
+//! The kernel fast paths (2-D tiles for transposed operands, replicated periods for tiny inner
+//! dims, the casting and half-precision paths, the vectorized f32 transcendentals) against the
+//! plain path (every operand materialised contiguous, one flat run) and a naive per-element
+//! reference. Fixed-seed proptest: failures reproduce.
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use weft::functors::fastmath;
+use weft::{DType, DynTensor, Tensor, Value};
+
+fn runner(cases: u32) -> TestRunner {
+    TestRunner::new_with_rng(
+        Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        },
+        TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
+    )
+}
+
+const DTYPES: [DType; 7] = [
+    DType::F32,
+    DType::F64,
+    DType::I64,
+    DType::I32,
+    DType::U8,
+    DType::F16,
+    DType::BF16,
+];
+
+/// A random tensor of `dtype` with logical shape `[r, c]`, in layout `kind`:
+/// 0 contiguous, 1 transposed (a `[c, r]` tensor's `.t()`), 2 a broadcast row `[c]`,
+/// 3 a broadcast column `[r, 1]`, 4 a `[1, 1]` (broadcast both ways; a 0-d tensor would promote differently), 5 every other column of a wider tensor.
+fn make(dtype: DType, r: usize, c: usize, kind: u8, seed: u64) -> DynTensor {
+    let ints = |shape: &[usize]| {
+        Tensor::<i64>::randint(shape, 0, 100, seed)
+            .map(DynTensor::from)
+            .unwrap()
+            .to(dtype)
+    };
+    match kind {
+        0 => ints(&[r, c]),
+        1 => ints(&[c, r]).t(),
+        2 => ints(&[c]),
+        3 => ints(&[r, 1]),
+        4 => ints(&[1, 1]),
+        _ => ints(&[r, 2 * c]).slice(1, None, None, 2),
+    }
+}
+
+fn values(t: &DynTensor) -> Vec<Value> {
+    t.to_values()
+}
+
+#[test]
+fn binary_layouts_match_plain_path() {
+    let strat = (
+        1usize..140,
+        1usize..140,
+        0u8..6,
+        0u8..6,
+        0usize..DTYPES.len(),
+        0usize..DTYPES.len(),
+        any::<u64>(),
+    );
+    runner(160)
+        .run(&strat, |(r, c, ka, kb, da, db, seed)| {
+            let (da, db) = (DTYPES[da], DTYPES[db]);
+            let a = make(da, r, c, ka, seed);
+            let b = make(db, r, c, kb, seed ^ 1);
+            let got = a.try_add(&b).unwrap();
+            // Plain path: both materialised at the full shape, contiguous.
+            let shape = got.shape().to_vec();
+            let pa = a.broadcast_to(&shape).contiguous();
+            let pb = b.broadcast_to(&shape).contiguous();
+            let plain = pa.try_add(&pb).unwrap();
+            prop_assert_eq!(got.dtype(), plain.dtype());
+            prop_assert_eq!(values(&got), values(&plain));
+            // Naive: element by element in f64 (exact: small integers).
+            let (va, vb) = (values(&pa), values(&pb));
+            let f = |v: &Value| match *v {
+                Value::Bool(x) => x as i64 as f64,
+                Value::Int(x) => x as f64,
+                Value::F32(x) => x as f64,
+                Value::F64(x) => x,
+            };
+            for (i, g) in values(&got).iter().enumerate() {
+                let want = f(&va[i]) + f(&vb[i]);
+                // u8 + u8 wraps.
+                let want = if got.dtype() == DType::U8 {
+                    want % 256.0
+                } else {
+                    want
+                };
+                prop_assert_eq!(f(g), want, "element {}", i);
+            }
+            // Into a preallocated output of another layout (transposed).
+            let rev: Vec<usize> = shape.iter().rev().copied().collect();
+            let out = DynTensor::zeros(got.dtype(), &rev).unwrap().t();
+            a.try_add_out(&b, &out).unwrap();
+            prop_assert_eq!(values(&out), values(&plain));
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn small_inner_and_transposed_shapes() {
+    // The exact geometries of the fast paths: inner 1..=16 against a long outer dim, and
+    // square blocks past the tile size with a transposed operand.
+    for inner in 1..=17usize {
+        for dtype in [DType::F32, DType::F16, DType::I64] {
+            let a = make(dtype, 1000, inner, 0, inner as u64);
+            let b = make(DType::F32, 1000, inner, 2, 3);
+            let got = a.add(&b);
+            let plain = a.add(&b.broadcast_to(&[1000, inner]).contiguous());
+            assert_eq!(values(&got), values(&plain), "inner {inner} {dtype:?}");
+            let c = make(DType::Bool, 1000, inner, 2, 5);
+            let w = weft::ops::dyn_api::where_(&c, &a, &b).unwrap();
+            let wp = weft::ops::dyn_api::where_(
+                &c.broadcast_to(&[1000, inner]).contiguous(),
+                &a,
+                &b.broadcast_to(&[1000, inner]).contiguous(),
+            )
+            .unwrap();
+            assert_eq!(values(&w), values(&wp), "where inner {inner}");
+        }
+    }
+    for (r, c) in [(64, 64), (65, 130), (200, 70), (128, 128)] {
+        for dtype in [DType::F32, DType::F64, DType::BF16, DType::I32] {
+            let a = make(dtype, r, c, 1, 11);
+            let b = make(dtype, r, c, 0, 12);
+            assert_eq!(
+                values(&a.add(&b)),
+                values(&a.contiguous().add(&b)),
+                "{r}x{c} {dtype:?}"
+            );
+        }
+    }
+}
+
+fn ulp_f32(v: f64) -> f64 {
+    let e = if v == 0.0 {
+        -126
+    } else {
+        (v.abs().log2().floor() as i32).max(-126)
+    };
+    2f64.powi(e - 23)
+}
+
+#[test]
+fn fastmath_within_golden_tolerance() {
+    let mut x = -110.0f32;
+    let mut worst = [0f64; 4];
+    while x < 110.0 {
+        let xd = x as f64;
+        let checks = [
+            (fastmath::exp_f32(x) as f64, xd.exp(), 2f64.powi(-126)),
+            (
+                fastmath::sigmoid_f32(x) as f64,
+                1.0 / (1.0 + (-xd).exp()),
+                2f64.powi(-126),
+            ),
+            (fastmath::tanh_f32(x) as f64, xd.tanh(), 2f64.powi(-126)),
+            (
+                fastmath::gelu_erf_f32(x) as f64,
+                0.5 * xd * (1.0 + libm::erf(xd / std::f64::consts::SQRT_2)),
+                2.0 * f32::EPSILON as f64 * xd.abs().max(1.0),
+            ),
+        ];
+        for (k, (got, want, floor)) in checks.into_iter().enumerate() {
+            let want_f32 = want as f32 as f64;
+            if want_f32.is_infinite() {
+                assert_eq!(got, want_f32, "op {k} at {x}");
+                continue;
+            }
+            let err = (got - want).abs();
+            let tol = 4.0 * ulp_f32(want) + floor;
+            assert!(err <= tol, "op {k} at x = {x}: got {got}, want {want}");
+            worst[k] = worst[k].max(err / ulp_f32(want));
+        }
+        x += 0.000_731 * x.abs().max(0.01);
+    }
+    for f in [
+        fastmath::exp_f32,
+        fastmath::sigmoid_f32,
+        fastmath::tanh_f32,
+        fastmath::gelu_erf_f32,
+    ] {
+        assert!(f(f32::NAN).is_nan());
+    }
+    assert_eq!(fastmath::exp_f32(f32::INFINITY), f32::INFINITY);
+    assert_eq!(fastmath::exp_f32(f32::NEG_INFINITY), 0.0);
+    assert_eq!(fastmath::tanh_f32(f32::INFINITY), 1.0);
+    assert_eq!(fastmath::tanh_f32(f32::NEG_INFINITY), -1.0);
+    assert_eq!(fastmath::tanh_f32(-0.0).to_bits(), (-0.0f32).to_bits());
+    assert_eq!(fastmath::sigmoid_f32(f32::NEG_INFINITY), 0.0);
+    assert_eq!(fastmath::sigmoid_f32(f32::INFINITY), 1.0);
+}
+
+#[test]
+fn unary_f32_fast_ops_match_functions() {
+    // Through the ops layer, on contiguous (vectorized loop) and strided inputs alike.
+    let a = Tensor::<f32>::randn(&[70, 90], 3)
+        .map(DynTensor::from)
+        .unwrap();
+    for t in [a.clone(), a.t()] {
+        let xs: Vec<f32> = t
+            .to_values()
+            .iter()
+            .map(|v| match v {
+                Value::F32(x) => *x,
+                _ => unreachable!(),
+            })
+            .collect();
+        type Case = (DynTensor, fn(f32) -> f32);
+        let cases: [Case; 4] = [
+            (t.exp(), fastmath::exp_f32),
+            (t.sigmoid(), fastmath::sigmoid_f32),
+            (t.tanh(), fastmath::tanh_f32),
+            (
+                t.gelu(weft::functors::GeluApproximate::None),
+                fastmath::gelu_erf_f32,
+            ),
+        ];
+        for (got, f) in cases {
+            let want: Vec<Value> = xs.iter().map(|&x| Value::F32(f(x))).collect();
+            assert_eq!(got.to_values(), want);
+        }
+    }
+}
