@@ -736,6 +736,16 @@ macro_rules! __custom_type {
     (f64) => { f64 };
 }
 
+/// The argument tuple type of a kernel-list entry (`(T)` -> `(T,)`) and its arity.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __custom_args {
+    (@tuple ($($a:ty),+ $(,)?)) => { ($($a,)+) };
+    (@arity ($a:ty $(,)?)) => { 1 };
+    (@arity ($a:ty, $b:ty $(,)?)) => { 2 };
+    (@arity ($a:ty, $b:ty, $c:ty $(,)?)) => { 3 };
+}
+
 /// Implements [`DynFunctor`](crate::ops::custom::DynFunctor) for functors from a list in the
 /// format of weft's GPU kernel list (`src/device/kernel_list.rs`), so one list can later also
 /// generate the functors' GPU kernels:
@@ -759,10 +769,10 @@ macro_rules! __custom_type {
 /// Each functor type may appear once. The type may be generic-instantiated (`Scaled<f64>`).
 #[macro_export]
 macro_rules! impl_dyn_functors {
-    ($($name:literal ($($arg:ty),+ $(,)?) => $f:ty $(, scalar)? : [$($t:ident),+ $(,)?];)*) => {$(
+    ($($name:literal $args:tt => $f:ty $(, scalar)? : [$($t:ident),+ $(,)?];)*) => {$(
         impl $crate::ops::custom::DynFunctor for $f {
             const NAME: &'static str = $name;
-            const ARITY: usize = [$(stringify!($arg)),+].len();
+            const ARITY: usize = $crate::__custom_args!(@arity $args);
             const DTYPES: &'static [$crate::DType] = &[$($crate::__custom_dtype!($t)),+];
             fn launch(
                 &self,
@@ -773,7 +783,7 @@ macro_rules! impl_dyn_functors {
                     if compute == $crate::__custom_dtype!($t) {
                         #[allow(dead_code)]
                         type T = $crate::__custom_type!($t);
-                        return call.run::<($($arg,)+), Self>(*self);
+                        return call.run::<$crate::__custom_args!(@tuple $args), Self>(*self);
                     }
                 )+
                 Err(call.unsupported(compute))
