@@ -9,7 +9,9 @@ use weft::functors::{Add, Functor, real::Real};
 use weft::half::{bf16, f16};
 use weft::ops::custom::{self, Apply, DynApply, DynFunctor, Promotion, from_fn};
 use weft::storage::Storage;
-use weft::{DType, DynElement, OperandKind, DynTensor, Element, Error, Layout, LoopCost, Tensor, Value};
+use weft::{
+    DType, DynElement, DynTensor, Element, Error, Layout, LoopCost, OperandKind, Tensor, Value,
+};
 
 // ---------------------------------------------------------------------------------------------
 // User functors, written as a user would (core only inside `call`).
@@ -404,11 +406,16 @@ fn in_place_through_run_out() {
 /// iterator's fast set-up allocate its output with that negative stride (an InvalidView error).
 #[test]
 fn dense_input_with_negative_stride_on_size_one_dim() {
-    let st = Arc::new(Storage::from_slice(&(0..10).map(|i| i as f32).collect::<Vec<_>>()));
+    let st = Arc::new(Storage::from_slice(
+        &(0..10).map(|i| i as f32).collect::<Vec<_>>(),
+    ));
     let l = Layout::new(vec![5, 1, 2], vec![1, -10, 5], 0).unwrap();
     let t = Tensor::from_parts(st, l).unwrap();
     let r = t.map(ScaleShift { a: 1.0, b: 1.0 });
-    assert_eq!(r.to_vec(), t.to_vec().iter().map(|v| v + 1.0).collect::<Vec<_>>());
+    assert_eq!(
+        r.to_vec(),
+        t.to_vec().iter().map(|v| v + 1.0).collect::<Vec<_>>()
+    );
     let d = DynTensor::from(t);
     assert_eq!(d.neg().shape(), &[5, 1, 2]); // the built-in ops took the same path
 }
@@ -571,7 +578,10 @@ fn dyn_unsupported_dtype_names_the_dtype() {
         }
     );
     assert!(e.to_string().contains("scale_shift"), "{e}");
-    assert!(e.to_string().contains("int64") || e.to_string().contains("i64"), "{e}");
+    assert!(
+        e.to_string().contains("int64") || e.to_string().contains("i64"),
+        "{e}"
+    );
     let b = DynTensor::from_vec(vec![true, false], &[2]).unwrap();
     let e = b.try_zip_with(&b, SmoothL1 { beta: 1.0 }).unwrap_err();
     assert!(matches!(
@@ -687,7 +697,16 @@ fn dyn_outputs_and_arity() {
     assert!(matches!(e, Error::OutputShape { .. }), "{e}");
     // arity
     let e = custom::apply_dyn(SmoothL1 { beta: 1.0 }, &[&x]).unwrap_err();
-    assert!(matches!(e, Error::InvalidArgument { op: "smooth_l1", .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            Error::InvalidArgument {
+                op: "smooth_l1",
+                ..
+            }
+        ),
+        "{e}"
+    );
     // ternary on DynTensor with broadcasting and a transposed operand
     let a = DynTensor::from_vec(vec![1i32, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
     let b = DynTensor::from_vec(vec![10i32, 20, 30, 40, 50, 60], &[3, 2]).unwrap();

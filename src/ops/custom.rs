@@ -708,32 +708,72 @@ impl DynTensor {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __custom_dtype {
-    (bool) => { $crate::DType::Bool };
-    (u8) => { $crate::DType::U8 };
-    (i8) => { $crate::DType::I8 };
-    (i16) => { $crate::DType::I16 };
-    (i32) => { $crate::DType::I32 };
-    (i64) => { $crate::DType::I64 };
-    (f16) => { $crate::DType::F16 };
-    (bf16) => { $crate::DType::BF16 };
-    (f32) => { $crate::DType::F32 };
-    (f64) => { $crate::DType::F64 };
+    (bool) => {
+        $crate::DType::Bool
+    };
+    (u8) => {
+        $crate::DType::U8
+    };
+    (i8) => {
+        $crate::DType::I8
+    };
+    (i16) => {
+        $crate::DType::I16
+    };
+    (i32) => {
+        $crate::DType::I32
+    };
+    (i64) => {
+        $crate::DType::I64
+    };
+    (f16) => {
+        $crate::DType::F16
+    };
+    (bf16) => {
+        $crate::DType::BF16
+    };
+    (f32) => {
+        $crate::DType::F32
+    };
+    (f64) => {
+        $crate::DType::F64
+    };
 }
 
 /// The Rust type of a kernel-list type token.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __custom_type {
-    (bool) => { bool };
-    (u8) => { u8 };
-    (i8) => { i8 };
-    (i16) => { i16 };
-    (i32) => { i32 };
-    (i64) => { i64 };
-    (f16) => { $crate::half::f16 };
-    (bf16) => { $crate::half::bf16 };
-    (f32) => { f32 };
-    (f64) => { f64 };
+    (bool) => {
+        bool
+    };
+    (u8) => {
+        u8
+    };
+    (i8) => {
+        i8
+    };
+    (i16) => {
+        i16
+    };
+    (i32) => {
+        i32
+    };
+    (i64) => {
+        i64
+    };
+    (f16) => {
+        $crate::half::f16
+    };
+    (bf16) => {
+        $crate::half::bf16
+    };
+    (f32) => {
+        f32
+    };
+    (f64) => {
+        f64
+    };
 }
 
 /// The argument tuple type of a kernel-list entry (`(T)` -> `(T,)`) and its arity.
