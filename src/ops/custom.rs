@@ -806,6 +806,8 @@ macro_rules! __custom_args {
 ///   `bool u8 i8 i16 i32 i64 f16 bf16 f32 f64`. Any other computation dtype is
 ///   `Error::UnsupportedDType` naming it.
 ///
+/// * `, scalar` after the functor (a GPU kernel-list option) is accepted and ignored here.
+///
 /// Each functor type may appear once. The type may be generic-instantiated (`Scaled<f64>`).
 #[macro_export]
 macro_rules! impl_dyn_functors {
