@@ -6,6 +6,7 @@
 //! Without the default `std` feature only the `no_std` core is built: [`dtype`], [`promotion`],
 //! [`element`], [`scalar`] and [`functors`]; that is what `gpu/kernels` compiles to PTX.
 #![cfg_attr(not(feature = "std"), no_std)]
+#![cfg_attr(feature = "std", doc = include_str!("../README.md"))]
 
 pub use half;
 
