@@ -442,7 +442,58 @@ impl Owned {
 
 /// The case through weft's ops layer, into `out` when given.
 pub fn run_weft(c: &Case, out: Option<&DynTensor>) -> Result<DynTensor, Error> {
+    run_weft_on(c, None, out)
+}
+
+/// The case in place: its first tensor operand is `this`, which is also the output.
+pub fn run_inplace(c: &Case, this: &DynTensor) -> Result<DynTensor, Error> {
+    run_weft_on(c, Some(this), Some(this))
+}
+
+/// As [`run_weft`], with the first tensor operand replaced by `first` when given.
+pub fn run_weft_on(
+    c: &Case,
+    first: Option<&DynTensor>,
+    out: Option<&DynTensor>,
+) -> Result<DynTensor, Error> {
     use weft::ops::{binary, special, unary};
+    if let Some(first) = first {
+        // Every case's first tensor operand is its first field (Binary: `a` as a tensor).
+        return match c {
+            Case::Binary(op, Opnd::T(_), b) => {
+                let b = Owned::of(b);
+                binary::binary(*op, WOperand::Tensor(first), b.op(), out)
+            }
+            Case::Binary(..) => panic!("in place needs a tensor first operand"),
+            Case::Unary(op, _) => unary::unary(*op, first, out),
+            Case::GeluTanh(_) => special::gelu(first, GeluApproximate::Tanh, out),
+            Case::Clamp(_, lo, hi) => {
+                let lo = lo.as_ref().map(Owned::of);
+                let hi = hi.as_ref().map(Owned::of);
+                special::clamp(
+                    first,
+                    lo.as_ref().map(|o| o.op()),
+                    hi.as_ref().map(|o| o.op()),
+                    out,
+                )
+            }
+            Case::Where(..) => panic!("where has no in-place form"),
+            Case::MaskedFill(_, m, v) => {
+                let v = Owned::of(v);
+                special::masked_fill(first, &m.to_dyn(), v.op(), out)
+            }
+            Case::Lerp(_, b, w) => {
+                let w = Owned::of(w);
+                special::lerp(first, &b.to_dyn(), w.op(), out)
+            }
+            Case::Addcmul(_, b, c, v) => {
+                special::addcmul(first, &b.to_dyn(), &c.to_dyn(), *v, out)
+            }
+            Case::To(..) => panic!("to has no in-place form (copy_ is tested apart)"),
+            Case::LeakyRelu(_, s) => special::leaky_relu(first, *s, out),
+            Case::Hardtanh(_, lo, hi) => special::hardtanh(first, *lo, *hi, out),
+        };
+    }
     match c {
         Case::Binary(op, a, b) => {
             let (a, b) = (Owned::of(a), Owned::of(b));
@@ -1125,4 +1176,27 @@ fn ref_addcmul(a: &Arg, b: &Arg, c: &Arg, v: Scalar) -> Result<Output, String> {
         shape,
         values,
     })
+}
+
+/// Every byte of the storage under `t` (including elements outside the view).
+pub fn storage_bytes(t: &DynTensor) -> Vec<u8> {
+    weft::dispatch!(t, x => {
+        let s = x.storage();
+        // SAFETY: no write to this storage happens while the bytes are copied.
+        unsafe {
+            std::slice::from_raw_parts(s.as_ptr().cast::<u8>(), s.len() * x.dtype().size()).to_vec()
+        }
+    })
+}
+
+/// Storage element indices of the view's elements.
+pub fn view_indices(t: &DynTensor) -> Vec<usize> {
+    (0..t.numel())
+        .map(|i| t.layout().index_of_linear(i) as usize)
+        .collect()
+}
+
+/// Converts a value into dtype `d` as a store into a `d` output does.
+pub fn convert(v: Value, d: DType) -> Value {
+    with_dtype!(d, T => T::from_value(v).to_value())
 }
