@@ -89,7 +89,11 @@ fn op_cases(rng: &mut Rng, this: &Arg, od: DType) -> Vec<Case> {
         Scalar::Int(2),
     ));
     v.push(Case::LeakyRelu(this.clone(), 0.1));
-    v.push(Case::Hardtanh(this.clone(), Scalar::Int(-2), Scalar::Int(3)));
+    v.push(Case::Hardtanh(
+        this.clone(),
+        Scalar::Int(-2),
+        Scalar::Int(3),
+    ));
     v
 }
 
@@ -141,7 +145,10 @@ fn check_write(
     let r = write();
     match oop {
         Err(e) => {
-            assert!(r.is_err(), "{what}: out of place refused ({e}), the write did not");
+            assert!(
+                r.is_err(),
+                "{what}: out of place refused ({e}), the write did not"
+            );
         }
         Ok(want) if !can_cast(want.dtype(), dst.dtype()) => match &r {
             Err(Error::UnsafeCast { .. }) => {}
@@ -247,26 +254,46 @@ fn destinations_do_not_broadcast() {
     let mut d = small.clone();
     assert!(matches!(d.try_add_(&big), Err(Error::OutputShape { .. })));
     assert!(matches!(d.try_copy_(&big), Err(Error::OutputShape { .. })));
-    assert!(matches!(big.try_neg_out(&small), Err(Error::OutputShape { .. })));
+    assert!(matches!(
+        big.try_neg_out(&small),
+        Err(Error::OutputShape { .. })
+    ));
     let mask = DynTensor::zeros(DType::Bool, &[3, 4]).unwrap();
-    assert!(matches!(d.try_masked_fill_(&mask, 1.0), Err(Error::OutputShape { .. })));
+    assert!(matches!(
+        d.try_masked_fill_(&mask, 1.0),
+        Err(Error::OutputShape { .. })
+    ));
     assert_eq!(small.to_values(), f32_base(4).to_values());
 }
 
 #[test]
 fn public_inplace_and_out_methods() {
-    let base = DynTensor::from(Tensor::<f32>::from_vec((0..12).map(|i| i as f32).collect(), &[3, 4]).unwrap());
+    let base = DynTensor::from(
+        Tensor::<f32>::from_vec((0..12).map(|i| i as f32).collect(), &[3, 4]).unwrap(),
+    );
     let mut view = base.t(); // [4, 3], shares base's storage
     view.add_(1.5);
-    view.mul_(&DynTensor::from(Tensor::<i64>::from_vec(vec![1, 2, 3], &[3]).unwrap()));
+    view.mul_(&DynTensor::from(
+        Tensor::<i64>::from_vec(vec![1, 2, 3], &[3]).unwrap(),
+    ));
     assert_eq!(
         base.to_values()[..4],
-        [Value::F32(1.5), Value::F32(2.5), Value::F32(3.5), Value::F32(4.5)]
+        [
+            Value::F32(1.5),
+            Value::F32(2.5),
+            Value::F32(3.5),
+            Value::F32(4.5)
+        ]
     );
     assert_eq!(base.to_values()[4], Value::F32(2.0 * 5.5));
     let mut v2 = view.clone();
-    v2.try_clamp_(None, Some(Scalar::Float(10.0).into())).unwrap();
-    assert!(base.to_values().iter().all(|v| matches!(v, Value::F32(x) if *x <= 10.0)));
+    v2.try_clamp_(None, Some(Scalar::Float(10.0).into()))
+        .unwrap();
+    assert!(
+        base.to_values()
+            .iter()
+            .all(|v| matches!(v, Value::F32(x) if *x <= 10.0))
+    );
     let out = DynTensor::zeros(DType::F64, &[3, 4]).unwrap().t();
     view.neg_out(&out);
     assert_eq!(out.to_values()[0], Value::F64(-1.5));
@@ -278,7 +305,9 @@ fn public_inplace_and_out_methods() {
 // Aliasing and overlap.
 
 fn f32_base(n: usize) -> DynTensor {
-    DynTensor::from(Tensor::<f32>::from_vec((0..n).map(|i| i as f32 + 0.5).collect(), &[n]).unwrap())
+    DynTensor::from(
+        Tensor::<f32>::from_vec((0..n).map(|i| i as f32 + 0.5).collect(), &[n]).unwrap(),
+    )
 }
 
 #[test]
@@ -297,8 +326,11 @@ fn out_may_alias_an_input_exactly() {
     let want = a.neg();
     a.neg_out(&a);
     assert_eq!(a.to_values(), want.to_values());
-    let want = a.try_clamp(Some(Scalar::Float(-20.0).into()), None).unwrap();
-    a.try_clamp_out(Some(Scalar::Float(-20.0).into()), None, &a).unwrap();
+    let want = a
+        .try_clamp(Some(Scalar::Float(-20.0).into()), None)
+        .unwrap();
+    a.try_clamp_out(Some(Scalar::Float(-20.0).into()), None, &a)
+        .unwrap();
     assert_eq!(a.to_values(), want.to_values());
 }
 
@@ -325,7 +357,12 @@ fn partial_overlap_between_out_and_input_is_an_error() {
         "second input shifted",
     );
     let sq = base.narrow(0, 0, 9).view(&[3, 3]);
-    assert_overlap_error(sq.try_add_out(1.0, &sq.t()), &base, &before, "out = input.t()");
+    assert_overlap_error(
+        sq.try_add_out(1.0, &sq.t()),
+        &base,
+        &before,
+        "out = input.t()",
+    );
     assert_overlap_error(
         sq.try_clamp_out(Some(Scalar::Int(0).into()), None, &sq.t()),
         &base,
@@ -342,7 +379,12 @@ fn output_with_internal_overlap_is_an_error() {
     let out = base.view(&[1, 4]).expand(&[3, 4]);
     let a = f32_base(12).view(&[3, 4]);
     let before = storage_bytes(&base);
-    assert_overlap_error(a.try_add_out(1.0, &out), &base, &before, "add into expanded");
+    assert_overlap_error(
+        a.try_add_out(1.0, &out),
+        &base,
+        &before,
+        "add into expanded",
+    );
     assert_overlap_error(a.try_sin_out(&out), &base, &before, "sin into expanded");
     let mut e = out.clone();
     assert_overlap_error(e.try_add_(1.0), &base, &before, "add_ on expanded");
@@ -356,22 +398,41 @@ fn output_with_internal_overlap_is_an_error() {
 fn inplace_cast_rule() {
     let mut i = DynTensor::from(Tensor::<i64>::from_vec(vec![1, 2, 3], &[3]).unwrap());
     let before = storage_bytes(&i);
-    assert!(matches!(i.try_add_(2.5), Err(Error::UnsafeCast { from: DType::F32, to: DType::I64, .. })));
+    assert!(matches!(
+        i.try_add_(2.5),
+        Err(Error::UnsafeCast {
+            from: DType::F32,
+            to: DType::I64,
+            ..
+        })
+    ));
     assert!(matches!(i.try_div_(2), Err(Error::UnsafeCast { .. })));
     assert!(matches!(i.try_exp_(), Err(Error::UnsafeCast { .. })));
     let f = DynTensor::from(Tensor::<f64>::from_vec(vec![0.5; 3], &[3]).unwrap());
     assert!(matches!(i.try_mul_(&f), Err(Error::UnsafeCast { .. })));
     assert_eq!(storage_bytes(&i), before);
     // Same category: fine (i64 += i8 tensor, i64 += bool).
-    i.add_(&DynTensor::from(Tensor::<i8>::from_vec(vec![-1, 1, 100], &[3]).unwrap()));
+    i.add_(&DynTensor::from(
+        Tensor::<i8>::from_vec(vec![-1, 1, 100], &[3]).unwrap(),
+    ));
     i.add_(true);
-    assert_eq!(i.to_values(), [Value::Int(1), Value::Int(4), Value::Int(104)]);
+    assert_eq!(
+        i.to_values(),
+        [Value::Int(1), Value::Int(4), Value::Int(104)]
+    );
 
     let mut x = DynTensor::from(Tensor::<f32>::from_vec(vec![1.0, 2.0, 3.0], &[3]).unwrap());
-    x.add_(&DynTensor::from(Tensor::<i64>::from_vec(vec![10, 20, 30], &[3]).unwrap()));
-    assert_eq!(x.to_values(), [Value::F32(11.0), Value::F32(22.0), Value::F32(33.0)]);
+    x.add_(&DynTensor::from(
+        Tensor::<i64>::from_vec(vec![10, 20, 30], &[3]).unwrap(),
+    ));
+    assert_eq!(
+        x.to_values(),
+        [Value::F32(11.0), Value::F32(22.0), Value::F32(33.0)]
+    );
     // An f64 tensor into f32 self: same category, cast down.
-    x.add_(&DynTensor::from(Tensor::<f64>::from_vec(vec![0.1; 3], &[3]).unwrap()));
+    x.add_(&DynTensor::from(
+        Tensor::<f64>::from_vec(vec![0.1; 3], &[3]).unwrap(),
+    ));
     assert_eq!(x.to_values()[0], Value::F32((11.0f32 as f64 + 0.1) as f32));
 
     let mut b = DynTensor::from(Tensor::<bool>::from_vec(vec![true, false], &[2]).unwrap());
@@ -380,13 +441,19 @@ fn inplace_cast_rule() {
     // Comparisons into a float output give 0/1.
     let out = DynTensor::full(DType::F32, &[3], Scalar::Float(7.0)).unwrap();
     x.gt_out(20.0, &out);
-    assert_eq!(out.to_values(), [Value::F32(0.0), Value::F32(1.0), Value::F32(1.0)]);
+    assert_eq!(
+        out.to_values(),
+        [Value::F32(0.0), Value::F32(1.0), Value::F32(1.0)]
+    );
     let out = DynTensor::full(DType::I16, &[3], Scalar::Int(7)).unwrap();
     x.eq_out(&x, &out);
     assert_eq!(out.to_values(), [Value::Int(1); 3]);
     // In place: x.lt_(20) writes 1.0/0.0 into x.
     x.lt_(20.0);
-    assert_eq!(x.to_values(), [Value::F32(1.0), Value::F32(0.0), Value::F32(0.0)]);
+    assert_eq!(
+        x.to_values(),
+        [Value::F32(1.0), Value::F32(0.0), Value::F32(0.0)]
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -417,7 +484,11 @@ fn integer_division_by_zero_fails_whole_and_leaves_destination() {
                 let a = int_tensor(d, &vals, &[n]);
                 let before = storage_bytes(&a);
                 let r = weft::ops::binary::binary(op, (&a).into(), (&b).into(), Some(&a));
-                assert!(matches!(r, Err(Error::ZeroDivision { .. })), "{what}: {:?}", r.err());
+                assert!(
+                    matches!(r, Err(Error::ZeroDivision { .. })),
+                    "{what}: {:?}",
+                    r.err()
+                );
                 assert_eq!(storage_bytes(&a), before, "{what}: in place changed self");
                 // Out into a strided view of a bigger storage (every other element).
                 let big = int_tensor(d, &vec![5; 2 * n], &[2 * n]);
@@ -435,15 +506,25 @@ fn integer_division_by_zero_fails_whole_and_leaves_destination() {
             // A scalar zero, a scalar on the left with a zero divisor tensor, a stride-0 zero.
             let a = int_tensor(d, &vals[..12], &[3, 4]);
             let before = storage_bytes(&a);
-            assert!(weft::ops::binary::binary(op, (&a).into(), Scalar::Int(0).into(), Some(&a)).is_err());
+            assert!(
+                weft::ops::binary::binary(op, (&a).into(), Scalar::Int(0).into(), Some(&a))
+                    .is_err()
+            );
             let zb = int_tensor(d, &[3, 0, 1, 2], &[4]);
-            assert!(weft::ops::binary::binary(op, Scalar::Int(7).into(), (&zb).into(), None).is_err());
+            assert!(
+                weft::ops::binary::binary(op, Scalar::Int(7).into(), (&zb).into(), None).is_err()
+            );
             let z = int_tensor(d, &[0], &[1]).expand(&[3, 4]);
             assert!(weft::ops::binary::binary(op, (&a).into(), (&z).into(), Some(&a)).is_err());
-            assert_eq!(storage_bytes(&a), before, "{what}: small cases changed self");
+            assert_eq!(
+                storage_bytes(&a),
+                before,
+                "{what}: small cases changed self"
+            );
             // A zero dividend is fine.
             let zeros = int_tensor(d, &[0, 0], &[2]);
-            let ok = weft::ops::binary::binary(op, (&zeros).into(), Scalar::Int(3).into(), None).unwrap();
+            let ok = weft::ops::binary::binary(op, (&zeros).into(), Scalar::Int(3).into(), None)
+                .unwrap();
             assert_eq!(ok.to_values(), [Value::Int(0), Value::Int(0)]);
         }
     }
@@ -451,11 +532,17 @@ fn integer_division_by_zero_fails_whole_and_leaves_destination() {
     // in i32, where 2^32 is 0 (PyTorch raises too).
     let a = int_tensor(DType::I32, &[5, 6], &[2]);
     let z = int_tensor(DType::I64, &[1 << 32], &[]);
-    assert!(matches!(a.try_floor_divide(&z), Err(Error::ZeroDivision { .. })));
+    assert!(matches!(
+        a.try_floor_divide(&z),
+        Err(Error::ZeroDivision { .. })
+    ));
     // Floats divide by zero without error.
     let f = DynTensor::from(Tensor::<f32>::from_vec(vec![1.0, -1.0], &[2]).unwrap());
     let r = f.floor_divide(0.0);
-    assert_eq!(r.to_values(), [Value::F32(f32::INFINITY), Value::F32(f32::NEG_INFINITY)]);
+    assert_eq!(
+        r.to_values(),
+        [Value::F32(f32::INFINITY), Value::F32(f32::NEG_INFINITY)]
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -513,15 +600,23 @@ fn bool_outputs_hold_only_zero_and_one() {
     );
     let r = f.try_to(DType::Bool).unwrap();
     assert_bool_bytes(&r, "to bool edges");
-    let want: Vec<Value> = [true, false, true, true, true].into_iter().map(Value::Bool).collect();
+    let want: Vec<Value> = [true, false, true, true, true]
+        .into_iter()
+        .map(Value::Bool)
+        .collect();
     assert_eq!(r.to_values(), want);
     let i = int_tensor(DType::I64, &[256, 0, -1], &[3]);
     let r = i.try_to(DType::Bool).unwrap();
     assert_bool_bytes(&r, "i64 to bool");
-    assert_eq!(r.to_values(), [Value::Bool(true), Value::Bool(false), Value::Bool(true)]);
+    assert_eq!(
+        r.to_values(),
+        [Value::Bool(true), Value::Bool(false), Value::Bool(true)]
+    );
     // Bool arithmetic and selection.
-    let t = DynTensor::from(Tensor::<bool>::from_vec(vec![true, true, false, false], &[4]).unwrap());
-    let u = DynTensor::from(Tensor::<bool>::from_vec(vec![true, false, true, false], &[4]).unwrap());
+    let t =
+        DynTensor::from(Tensor::<bool>::from_vec(vec![true, true, false, false], &[4]).unwrap());
+    let u =
+        DynTensor::from(Tensor::<bool>::from_vec(vec![true, false, true, false], &[4]).unwrap());
     for r in [
         t.add(&u),
         t.mul(&u),

@@ -21,7 +21,10 @@ fn runner(cases: u32, seed: u8) -> TestRunner {
         failure_persistence: None,
         ..Config::default()
     };
-    TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]))
+    TestRunner::new_with_rng(
+        config,
+        TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]),
+    )
 }
 
 fn pools() -> Vec<ThreadPool> {
@@ -144,7 +147,12 @@ fn results_do_not_depend_on_thread_count() {
         };
         let case = match rng.below(6) {
             0 => Case::Binary(
-                rng.pick(&[BinaryOp::Add, BinaryOp::Mul, BinaryOp::Lt, BinaryOp::Maximum]),
+                rng.pick(&[
+                    BinaryOp::Add,
+                    BinaryOp::Mul,
+                    BinaryOp::Lt,
+                    BinaryOp::Maximum,
+                ]),
                 Opnd::T(big(&mut rng, dt)),
                 {
                     let d = rand_dtype(&mut rng);
@@ -173,7 +181,10 @@ fn results_do_not_depend_on_thread_count() {
                 Scalar::Float(0.5),
             ),
         };
-        let outs: Vec<_> = pools.iter().map(|p| p.install(|| run_weft(&case, None))).collect();
+        let outs: Vec<_> = pools
+            .iter()
+            .map(|p| p.install(|| run_weft(&case, None)))
+            .collect();
         let want = reference(&case);
         for (i, o) in outs.iter().enumerate() {
             match (o, &want) {

@@ -154,19 +154,7 @@ pub fn rand_value(rng: &mut Rng, d: DType) -> Value {
 pub fn rand_scalar(rng: &mut Rng) -> Scalar {
     match rng.below(3) {
         0 => Scalar::Bool(rng.one_in(2)),
-        1 => Scalar::Int(rng.pick(&[
-            0,
-            1,
-            2,
-            -1,
-            3,
-            -7,
-            100,
-            300,
-            -129,
-            1 << 40,
-            i64::MIN,
-        ])),
+        1 => Scalar::Int(rng.pick(&[0, 1, 2, -1, 3, -7, 100, 300, -129, 1 << 40, i64::MIN])),
         _ => Scalar::Float(rng.pick(&[
             0.0,
             -0.0,
@@ -335,7 +323,11 @@ pub fn rand_case(rng: &mut Rng, full: &[usize]) -> Case {
             Case::Clamp(t(rng, dt), lo, hi)
         }
         14 => {
-            let cd = if rng.one_in(8) { DType::U8 } else { DType::Bool };
+            let cd = if rng.one_in(8) {
+                DType::U8
+            } else {
+                DType::Bool
+            };
             let cond = t(rng, cd);
             let side = |rng: &mut Rng| {
                 if rng.one_in(3) {
@@ -363,7 +355,9 @@ pub fn rand_case(rng: &mut Rng, full: &[usize]) -> Case {
             let fd = rng.pick(&[DType::F16, DType::BF16, DType::F32, DType::F64, dt]);
             let (a, b) = (t(rng, fd), t(rng, fd));
             let w = if rng.one_in(2) {
-                Opnd::S(Scalar::Float(rng.pick(&[0.0, 0.25, 0.5, 0.75, 1.0, -1.5, 2.0])))
+                Opnd::S(Scalar::Float(
+                    rng.pick(&[0.0, 0.25, 0.5, 0.75, 1.0, -1.5, 2.0]),
+                ))
             } else {
                 Opnd::T(t(rng, fd))
             };
@@ -486,9 +480,7 @@ pub fn run_weft_on(
                 let w = Owned::of(w);
                 special::lerp(first, &b.to_dyn(), w.op(), out)
             }
-            Case::Addcmul(_, b, c, v) => {
-                special::addcmul(first, &b.to_dyn(), &c.to_dyn(), *v, out)
-            }
+            Case::Addcmul(_, b, c, v) => special::addcmul(first, &b.to_dyn(), &c.to_dyn(), *v, out),
             Case::To(..) => panic!("to has no in-place form (copy_ is tested apart)"),
             Case::LeakyRelu(_, s) => special::leaky_relu(first, *s, out),
             Case::Hardtanh(_, lo, hi) => special::hardtanh(first, *lo, *hi, out),
@@ -574,8 +566,7 @@ pub fn same_value(a: Value, b: Value, nan_any: bool) -> bool {
 
 /// The first difference between two outputs, if any.
 pub fn diff(got: &Output, want: &Output, nan_any: bool) -> Option<String> {
-    if got.dtype != want.dtype || got.shape != want.shape || got.values.len() != want.values.len()
-    {
+    if got.dtype != want.dtype || got.shape != want.shape || got.values.len() != want.values.len() {
         return Some(format!(
             "got {} {:?} ({} values), want {} {:?} ({} values)",
             got.dtype,
@@ -595,16 +586,36 @@ pub fn diff(got: &Output, want: &Output, nan_any: bool) -> Option<String> {
 }
 
 macro_rules! ty {
-    (Bool) => { bool };
-    (U8) => { u8 };
-    (I8) => { i8 };
-    (I16) => { i16 };
-    (I32) => { i32 };
-    (I64) => { i64 };
-    (F16) => { f16 };
-    (BF16) => { bf16 };
-    (F32) => { f32 };
-    (F64) => { f64 };
+    (Bool) => {
+        bool
+    };
+    (U8) => {
+        u8
+    };
+    (I8) => {
+        i8
+    };
+    (I16) => {
+        i16
+    };
+    (I32) => {
+        i32
+    };
+    (I64) => {
+        i64
+    };
+    (F16) => {
+        f16
+    };
+    (BF16) => {
+        bf16
+    };
+    (F32) => {
+        f32
+    };
+    (F64) => {
+        f64
+    };
 }
 
 /// `$body` with `$T` bound to the element type of `$d`, for the listed dtypes only.
@@ -688,7 +699,12 @@ where
         .collect()
 }
 
-fn map3<T: Element, F: Functor<(T, T, T)>>(f: F, a: &[Value], b: &[Value], c: &[Value]) -> Vec<Value>
+fn map3<T: Element, F: Functor<(T, T, T)>>(
+    f: F,
+    a: &[Value],
+    b: &[Value],
+    c: &[Value],
+) -> Vec<Value>
 where
     F::Output: Element,
 {
@@ -951,7 +967,9 @@ fn ref_unary(op: UnaryOp, t: &Arg) -> Result<Output, String> {
         U::Sign => all!(Sign),
         U::Relu => num!(Relu),
         // square is pow(x, 2) (bool computes in int64).
-        U::Square => num!(PowScalar { exp: Scalar::Int(2).to::<T>() }),
+        U::Square => num!(PowScalar {
+            exp: Scalar::Int(2).to::<T>()
+        }),
         U::Exp => fl!(Exp),
         U::Expm1 => fl!(Expm1),
         U::Log => fl!(Log),
