@@ -416,7 +416,8 @@ fn binary_float_ops_match_f64_math() {
         .iter()
         .flat_map(|&a| xs.iter().map(move |&b| (a, b)))
         .collect();
-    let refs: [(BinaryOp, fn(f64, f64) -> f64, bool); 4] = [
+    type Ref = (BinaryOp, fn(f64, f64) -> f64, bool);
+    let refs: [Ref; 4] = [
         (BinaryOp::Fmod, |a, b| a % b, true),
         (BinaryOp::Atan2, f64::atan2, false),
         (BinaryOp::Copysign, f64::copysign, true),
