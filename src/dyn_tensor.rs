@@ -232,7 +232,7 @@ impl DynTensor {
     pub fn full(dtype: DType, shape: &[usize], value: crate::Scalar) -> Result<DynTensor> {
         crate::with_dtype!(dtype, T => {
             let t = Tensor::<T>::try_zeros(shape)?;
-            Ok(if value.to::<T>() == T::ZERO { t } else { Tensor::<T>::full(shape, value.to::<T>()) }.into())
+            Ok(if crate::tensor::is_zero_bits(&value.to::<T>()) { t } else { Tensor::<T>::full(shape, value.to::<T>()) }.into())
         })
     }
 

@@ -402,7 +402,10 @@ fn fast_set_up(
     if !all_contig && !cfg.enforce_linear_iteration {
         let mut d = defined();
         if let Some(first) = d.next() {
+            // Negative strides (possible on size-0/1 dims of a dense layout) cannot be
+            // allocated by `empty_strided`: leave those to the general path.
             same_dense = overlap::is_non_overlapping_and_dense(first.layout())
+                && first.strides().iter().all(|&s| s >= 0)
                 && d.all(|t| t.strides() == first.strides());
         }
     }

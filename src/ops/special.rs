@@ -468,6 +468,8 @@ pub fn to_dtype(x: &DynTensor, dtype: DType) -> Result<DynTensor> {
 pub fn copy_into(dst: &DynTensor, src: &DynTensor) -> Result<()> {
     let iter = IterConfig::new()
         .name("copy_")
+        // The destination takes part in the shape: `src` broadcasts to it (PyTorch's copy_).
+        .resize_outputs(false)
         .check_mem_overlap(true)
         .check_all_same_dtype(false)
         .add_output(dst)

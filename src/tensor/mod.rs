@@ -33,6 +33,13 @@ impl<T: Element> Clone for Tensor<T> {
     }
 }
 
+/// Whether every byte of `v` is zero (the zero-initialised storage already holds it).
+pub(crate) fn is_zero_bits<T: Element>(v: &T) -> bool {
+    // SAFETY: element types are plain data without padding; reading their bytes is valid.
+    let bytes = unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), size_of::<T>()) };
+    bytes.iter().all(|&b| b == 0)
+}
+
 impl<T: Element> Tensor<T> {
     /// A tensor over `storage` with `layout`, checked to fit.
     pub fn from_parts(storage: Arc<Storage<T>>, layout: Layout) -> Result<Self> {
@@ -108,7 +115,8 @@ impl<T: Element> Tensor<T> {
     pub fn full(shape: &[usize], value: T) -> Self {
         let n = checked_numel(shape, size_of::<T>()).unwrap_or_else(|e| panic!("{e}"));
         let t = Self::zeros(shape);
-        if value != T::ZERO {
+        // Bitwise, not `!= ZERO`: -0.0 equals 0.0 but must still be written.
+        if !is_zero_bits(&value) {
             // SAFETY: fresh storage of n elements, not shared yet.
             let p = t.storage.as_mut_ptr();
             for i in 0..n {
