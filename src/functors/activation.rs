@@ -36,7 +36,8 @@ impl Sigmoid {
         sigmoid(x)
     }
 }
-real_unary_impls!(Sigmoid);
+// f32: the vectorizable form (same split on the sign of x).
+real_unary_impls!(Sigmoid, f32 => |_: &Sigmoid, x: f32| super::fastmath::sigmoid_f32(x));
 
 /// `x * sigmoid(x)`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -94,7 +95,11 @@ impl Gelu {
         }
     }
 }
-real_unary_impls!(Gelu);
+// f32 exact gelu: the vectorizable form; the tanh approximation keeps the generic body.
+real_unary_impls!(Gelu, f32 => |g: &Gelu, x: f32| match g.approximate {
+    GeluApproximate::None => super::fastmath::gelu_erf_f32(x),
+    GeluApproximate::Tanh => g.eval(x),
+});
 
 /// `x > 0 ? x : x * slope` (floats; the slope is used at the computation precision, f32 for
 /// f16/bf16, like PyTorch's opmath).

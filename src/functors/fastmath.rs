@@ -12,8 +12,6 @@
 // The coefficients are Cephes' and A&S's as published; the clamps are written as selects.
 #![allow(clippy::excessive_precision, clippy::manual_clamp)]
 
-use super::Functor;
-
 /// `1.5 * 2^23`: adding it rounds an f32 of magnitude < 2^22 to an integer (ties to even) and
 /// leaves that integer in the low mantissa bits.
 const ROUND_MAGIC: f32 = 12_582_912.0;
@@ -93,30 +91,4 @@ pub fn erf_f32(x: f32) -> f32 {
 #[inline(always)]
 pub fn gelu_erf_f32(x: f32) -> f32 {
     x * 0.5 * (1.0 + erf_f32(x * core::f32::consts::FRAC_1_SQRT_2))
-}
-
-macro_rules! fast_f32 {
-    ($($(#[$m:meta])* $name:ident = $f:ident;)*) => {$(
-        $(#[$m])*
-        #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-        pub struct $name;
-        impl Functor<(f32,)> for $name {
-            type Output = f32;
-            #[inline(always)]
-            fn call(&self, (x,): (f32,)) -> f32 {
-                $f(x)
-            }
-        }
-    )*};
-}
-
-fast_f32! {
-    /// Vectorizable f32 `exp` ([`exp_f32`]).
-    FastExp = exp_f32;
-    /// Vectorizable f32 `sigmoid` ([`sigmoid_f32`]).
-    FastSigmoid = sigmoid_f32;
-    /// Vectorizable f32 `tanh` ([`tanh_f32`]).
-    FastTanh = tanh_f32;
-    /// Vectorizable f32 exact gelu ([`gelu_erf_f32`]).
-    FastGelu = gelu_erf_f32;
 }

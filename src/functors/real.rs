@@ -141,6 +141,18 @@ real_impl!(f64,
 /// rounded once) for a unit or parameter struct with an inherent
 /// `fn eval<R: Real>(&self, x: R) -> R`.
 macro_rules! real_unary_impls {
+    // `f32 => path`: the f32 impl calls `path` (a vectorizable form from `fastmath`) instead of
+    // the generic body; f64 and f16/bf16 (computed in f32 through the generic body) are unchanged.
+    ($name:ty, f32 => $f32:expr) => {
+        impl $crate::functors::Functor<(f32,)> for $name {
+            type Output = f32;
+            #[inline(always)]
+            fn call(&self, (x,): (f32,)) -> f32 {
+                ($f32)(self, x)
+            }
+        }
+        $crate::functors::real::real_unary_impls!(@rest $name);
+    };
     ($name:ty) => {
         impl $crate::functors::Functor<(f32,)> for $name {
             type Output = f32;
@@ -149,6 +161,9 @@ macro_rules! real_unary_impls {
                 self.eval(x)
             }
         }
+        $crate::functors::real::real_unary_impls!(@rest $name);
+    };
+    (@rest $name:ty) => {
         impl $crate::functors::Functor<(f64,)> for $name {
             type Output = f64;
             #[inline(always)]

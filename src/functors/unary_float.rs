@@ -4,7 +4,7 @@
 use super::real::{Real, int_unary_impls, real_unary_impls};
 
 macro_rules! float_unary {
-    ($($(#[$m:meta])* $name:ident: |$x:ident| $body:expr),* $(,)?) => {$(
+    ($($(#[$m:meta])* $name:ident: |$x:ident| $body:expr $(, f32 => $fast:path)?);* $(;)?) => {$(
         $(#[$m])*
         #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
         pub struct $name;
@@ -14,49 +14,49 @@ macro_rules! float_unary {
                 $body
             }
         }
-        real_unary_impls!($name);
+        real_unary_impls!($name $(, f32 => |_: &$name, x: f32| $fast(x))?);
     )*};
 }
 
 float_unary!(
     /// `e^x`.
-    Exp: |x| x.exp(),
+    Exp: |x| x.exp(), f32 => super::fastmath::exp_f32;
     /// `e^x - 1`, accurate near 0.
-    Expm1: |x| x.exp_m1(),
+    Expm1: |x| x.exp_m1();
     /// Natural log (`log(-0.0) = -inf`, negative gives NaN).
-    Log: |x| x.ln(),
+    Log: |x| x.ln();
     /// `log(1 + x)`, accurate near 0.
-    Log1p: |x| x.ln_1p(),
+    Log1p: |x| x.ln_1p();
     /// Base-2 log.
-    Log2: |x| x.log2(),
+    Log2: |x| x.log2();
     /// Base-10 log.
-    Log10: |x| x.log10(),
+    Log10: |x| x.log10();
     /// Square root (`sqrt(-0.0) = -0.0`).
-    Sqrt: |x| x.sqrt(),
+    Sqrt: |x| x.sqrt();
     /// `1 / sqrt(x)`, two roundings like PyTorch (`rsqrt(-0.0) = -inf`).
-    Rsqrt: |x| R::ONE / x.sqrt(),
+    Rsqrt: |x| R::ONE / x.sqrt();
     /// Sine.
-    Sin: |x| x.sin(),
+    Sin: |x| x.sin();
     /// Cosine.
-    Cos: |x| x.cos(),
+    Cos: |x| x.cos();
     /// Tangent.
-    Tan: |x| x.tan(),
+    Tan: |x| x.tan();
     /// Arc sine.
-    Asin: |x| x.asin(),
+    Asin: |x| x.asin();
     /// Arc cosine.
-    Acos: |x| x.acos(),
+    Acos: |x| x.acos();
     /// Arc tangent.
-    Atan: |x| x.atan(),
+    Atan: |x| x.atan();
     /// Hyperbolic sine.
-    Sinh: |x| x.sinh(),
+    Sinh: |x| x.sinh();
     /// Hyperbolic cosine.
-    Cosh: |x| x.cosh(),
+    Cosh: |x| x.cosh();
     /// Hyperbolic tangent.
-    Tanh: |x| x.tanh(),
+    Tanh: |x| x.tanh(), f32 => super::fastmath::tanh_f32;
     /// Error function.
-    Erf: |x| x.erf(),
+    Erf: |x| x.erf();
     /// `x - trunc(x)` (keeps the sign of x; NaN for ±inf).
-    Frac: |x| x - x.trunc(),
+    Frac: |x| x - x.trunc();
 );
 
 macro_rules! rounding {

@@ -418,9 +418,7 @@ fn fast_set_up(
         it.operands
             .iter()
             .find(|o| !o.allocated)
-            // Dense means positive strides on dims of size >= 2; a size-1 (or empty) dim may
-            // carry a negative stride, which an allocation cannot have: its sign is irrelevant.
-            .map(|o| o.tensor.strides().iter().map(|s| s.abs()).collect())
+            .map(|o| o.tensor.strides().to_vec())
     };
     for op in 0..it.noutputs {
         if it.operands[op].allocated {

@@ -117,19 +117,6 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
         UnaryOp::Abs => run!(numeric, f::Abs),
         UnaryOp::Sign => run!(all, f::Sign),
         UnaryOp::Relu => run!(numeric, f::Relu),
-        // f32: the branch-free, vectorizable forms (functors::fastmath); libm otherwise.
-        UnaryOp::Exp if compute == DType::F32 => {
-            run_unary::<f32, _>(&iter, c, f::fastmath::FastExp)
-        }
-        UnaryOp::Sigmoid if compute == DType::F32 => {
-            run_unary::<f32, _>(&iter, c, f::fastmath::FastSigmoid)
-        }
-        UnaryOp::Tanh if compute == DType::F32 => {
-            run_unary::<f32, _>(&iter, c, f::fastmath::FastTanh)
-        }
-        UnaryOp::Gelu if compute == DType::F32 => {
-            run_unary::<f32, _>(&iter, c, f::fastmath::FastGelu)
-        }
         UnaryOp::Exp => run!(float, f::Exp),
         UnaryOp::Expm1 => run!(float, f::Expm1),
         UnaryOp::Log => run!(float, f::Log),
