@@ -5,7 +5,7 @@
 //! its own size). Prints a Markdown table; exit 2 when no GPU is present.
 use std::time::Instant;
 use weft::device::cuda::{CudaContext, CudaTensor};
-use weft::device::placeholder::{PAdd, PExp, PWhere};
+use weft::functors::{Add as PAdd, Exp as PExp, Where as PWhere};
 use weft::{DType, Result};
 
 const REPS: usize = 5;

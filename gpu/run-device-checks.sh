@@ -9,7 +9,8 @@
 # (device tool: command "gpu/run-device-checks.sh", carry ["target/device-bin"], timeout ~300 s):
 #   gpu/run-device-checks.sh
 #     1. nvidia-smi (driver version, GPU);
-#     2. the GPU tests with WEFT_REQUIRE_GPU=1 (a missing driver is then a failure, not a skip);
+#     2. the GPU tests with WEFT_REQUIRE_GPU=1 (a missing driver is then a failure, not a skip),
+#        then the golden cases of ops.json through the device ops (tests/cuda_golden.rs);
 #     3. the bandwidth report at 2^28 elements (BANDWIDTH_LOG2 to change): device copy, then add,
 #        bcast_add, transposed_add, add_scalar, mixed_i64_f32, exp, where as fractions of copy.
 #        Aim: add >= 0.85 of copy; bcast_add and add_scalar within 1.1x of add; transposed
@@ -25,10 +26,16 @@ if [[ "${1:-}" == "--prepare" ]]; then
   test_bin="$(cargo test --release --features cuda --test cuda --no-run --message-format=json 2>/dev/null \
     | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)"
   [[ -x "$test_bin" ]] || { echo "could not find the cuda test binary" >&2; exit 1; }
-  mkdir -p "$bin"
+  golden_bin="$(cargo test --release --features cuda --test cuda_golden --no-run --message-format=json 2>/dev/null \
+    | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)"
+  [[ -x "$golden_bin" ]] || { echo "could not find the cuda_golden test binary" >&2; exit 1; }
+  mkdir -p "$bin/golden"
   cp "$test_bin" "$bin/cuda-tests"
+  cp "$golden_bin" "$bin/cuda-golden"
+  # The golden cases travel with the binaries (the device machine has no ../shared).
+  cp "${WEFT_GOLDEN_DIR:-$root/../shared/golden}"/*.json "$bin/golden/"
   cp target/release/examples/gpu_bandwidth "$bin/gpu_bandwidth"
-  strip "$bin/cuda-tests" "$bin/gpu_bandwidth" 2>/dev/null || true
+  strip "$bin/cuda-tests" "$bin/cuda-golden" "$bin/gpu_bandwidth" 2>/dev/null || true
   ls -la "$bin"
   echo "carry target/device-bin and run: gpu/run-device-checks.sh"
   exit 0
@@ -46,6 +53,12 @@ exec > >(tee "$log") 2>&1
     status=1
   else
     WEFT_REQUIRE_GPU=1 "$bin/cuda-tests" --test-threads=1 --nocapture || status=1
+  fi
+  echo; echo "== golden cases on the GPU (WEFT_REQUIRE_GPU=1)"
+  if [[ ! -x "$bin/cuda-golden" ]]; then
+    echo "missing $bin/cuda-golden"; status=1
+  else
+    WEFT_REQUIRE_GPU=1 WEFT_GOLDEN_DIR="$bin/golden" "$bin/cuda-golden" --nocapture || status=1
   fi
   echo; echo "== bandwidth (2^${BANDWIDTH_LOG2:-28} elements)"
   if [[ -x "$bin/gpu_bandwidth" ]]; then

@@ -5,7 +5,7 @@
 #![cfg(feature = "cuda")]
 
 use weft::device::cuda::{CudaContext, CudaTensor, driver_present};
-use weft::device::placeholder::{PAdd, PExp, PNeg, PWhere};
+use weft::functors::{Add as PAdd, Exp as PExp, Neg as PNeg, Where as PWhere};
 use weft::half::{bf16, f16};
 use weft::{Device, Element, Error, Functor, Tensor};
 
@@ -205,4 +205,72 @@ fn offsets_beyond_2_31_bytes_use_the_64_bit_kernel() {
         .to_vec()
         .unwrap();
     assert_eq!(got, vec![7u8; 12]);
+}
+
+#[test]
+fn device_ops_without_driver_are_clean_errors() {
+    if driver_present() {
+        eprintln!("skipped: a CUDA driver is present");
+        return;
+    }
+    let t = weft::DynTensor::from(Tensor::<f32>::from_vec(vec![1.0, 2.0], &[2]).unwrap());
+    for r in [
+        t.to_device(Device::Cuda(0)).map(|_| ()),
+        Tensor::<i64>::from_vec(vec![1], &[1])
+            .unwrap()
+            .to_device(Device::Cuda(0))
+            .map(|_| ()),
+    ] {
+        let e = r.unwrap_err();
+        assert!(e.to_string().contains("no CUDA driver found"), "{e}");
+    }
+}
+
+#[test]
+fn op_modules_hold_exactly_their_ops_kernels() {
+    use weft::device::KERNELS_PTX;
+    use weft::device::cuda::op_module_ptx;
+    let entries = |ptx: &str| -> Vec<String> {
+        ptx.lines()
+            .filter_map(|l| l.strip_prefix(".visible .entry "))
+            .map(|r| r.split('(').next().unwrap().to_string())
+            .collect()
+    };
+    let all = entries(&KERNELS_PTX);
+    for op in [
+        "add",
+        "add_scalar",
+        "floor_divide",
+        "exp",
+        "where",
+        "copy",
+        "pow_scalar",
+    ] {
+        let m = op_module_ptx(&KERNELS_PTX, op);
+        let got = entries(&m);
+        let want: Vec<String> = weft::device::kernel_list::KERNEL_NAMES
+            .iter()
+            .filter(|n| {
+                n.strip_prefix(op)
+                    .and_then(|r| r.strip_prefix('_'))
+                    .is_some_and(|r| {
+                        weft::DType::ALL.iter().any(|&d| {
+                            let s = weft::device::kernel_list::kernel_suffix(d);
+                            r.strip_prefix(s).is_some_and(|v| ["_c", "_s"].contains(&v))
+                        })
+                    })
+            })
+            .map(|s| s.to_string())
+            .collect();
+        assert!(!want.is_empty(), "{op}");
+        let (mut g, mut w) = (got.clone(), want.clone());
+        g.sort();
+        w.sort();
+        assert_eq!(g, w, "{op}");
+        // Every .func helper is kept (~2 MB); only the entries are cut.
+        assert!(m.len() < KERNELS_PTX.len() / 4, "{op}: {} bytes", m.len());
+        // Everything outside entries (header, tables, helpers) is kept.
+        assert!(m.starts_with(&KERNELS_PTX[..KERNELS_PTX.find(".visible .entry").unwrap() - 200]));
+    }
+    assert_eq!(all.len(), weft::device::kernel_list::KERNEL_NAMES.len());
 }

@@ -10,7 +10,7 @@ use weft::device::layout::{
     binary_at, binary_contig, contiguous_aligned, contiguous_chunks, grid_stride, ternary_at,
     ternary_contig, unary_at, unary_contig,
 };
-use weft::device::placeholder::{PAdd, PExp, PNeg, PWhere};
+use weft::functors::{Add as PAdd, Exp as PExp, Neg as PNeg, Where as PWhere};
 use weft::half::{bf16, f16};
 use weft::{DType, Element, Functor, Value, convert_value, with_dtype};
 
@@ -486,22 +486,22 @@ where
             let l = Layout32::new(&shape, &refs, &dts).unwrap();
             if cast {
                 emulate(nt, &l, |i| unsafe {
-                    binary_at::<F, A, A, u32, true>(&f, &l, po, pa, pb, i)
+                    binary_at::<F, A, A, u32>(&f, &l, po, pa, pb, i)
                 });
             } else {
                 emulate(nt, &l, |i| unsafe {
-                    binary_at::<F, A, A, u32, false>(&f, &l, po, pa, pb, i)
+                    binary_at::<F, A, A, u32>(&f, &l, po, pa, pb, i)
                 });
             }
         } else {
             let l = Layout64::new(&shape, &refs, &dts).unwrap();
             if cast {
                 emulate(nt, &l, |i| unsafe {
-                    binary_at::<F, A, A, u64, true>(&f, &l, po, pa, pb, i)
+                    binary_at::<F, A, A, u64>(&f, &l, po, pa, pb, i)
                 });
             } else {
                 emulate(nt, &l, |i| unsafe {
-                    binary_at::<F, A, A, u64, false>(&f, &l, po, pa, pb, i)
+                    binary_at::<F, A, A, u64>(&f, &l, po, pa, pb, i)
                 });
             }
         }
@@ -573,25 +573,25 @@ where
             (true, false) => {
                 let l = Layout32::new(&shape, &refs, &dts).unwrap();
                 emulate(nt, &l, |i| unsafe {
-                    unary_at::<F, A, u32, false>(&f, &l, po, pa, i)
+                    unary_at::<F, A, u32>(&f, &l, po, pa, i)
                 });
             }
             (true, true) => {
                 let l = Layout32::new(&shape, &refs, &dts).unwrap();
                 emulate(nt, &l, |i| unsafe {
-                    unary_at::<F, A, u32, true>(&f, &l, po, pa, i)
+                    unary_at::<F, A, u32>(&f, &l, po, pa, i)
                 });
             }
             (false, false) => {
                 let l = Layout64::new(&shape, &refs, &dts).unwrap();
                 emulate(nt, &l, |i| unsafe {
-                    unary_at::<F, A, u64, false>(&f, &l, po, pa, i)
+                    unary_at::<F, A, u64>(&f, &l, po, pa, i)
                 });
             }
             (false, true) => {
                 let l = Layout64::new(&shape, &refs, &dts).unwrap();
                 emulate(nt, &l, |i| unsafe {
-                    unary_at::<F, A, u64, true>(&f, &l, po, pa, i)
+                    unary_at::<F, A, u64>(&f, &l, po, pa, i)
                 });
             }
         }
@@ -687,11 +687,11 @@ fn ternary_where_strided() {
             // SAFETY: views inside the buffers.
             if mixed {
                 emulate(nt, &l, |i| unsafe {
-                    ternary_at::<PWhere, bool, f32, f32, u64, true>(&PWhere, &l, po, pc, pa, pb, i)
+                    ternary_at::<PWhere, bool, f32, f32, u64>(&PWhere, &l, po, pc, pa, pb, i)
                 });
             } else {
                 emulate(nt, &l, |i| unsafe {
-                    ternary_at::<PWhere, bool, f32, f32, u64, false>(&PWhere, &l, po, pc, pa, pb, i)
+                    ternary_at::<PWhere, bool, f32, f32, u64>(&PWhere, &l, po, pc, pa, pb, i)
                 });
             }
             assert_eq!(out.bytes(), want.bytes(), "shape {shape:?} grid {nt}");

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use weft::device::KERNELS_PTX;
 use weft::device::kernel_list::KERNEL_NAMES;
-use weft::device::layout::{Layout32, Layout64};
+use weft::device::layout::StridedLayout;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -154,8 +154,19 @@ fn stamp_matches_sources() {
 fn ptx_is_self_contained_and_panic_free() {
     assert!(KERNELS_PTX.contains(".version "), "no .version directive");
     assert!(KERNELS_PTX.contains(".target sm_"), "no .target directive");
+    let allow = std::fs::read_to_string(root().join("gpu/trap-allowlist.txt")).unwrap();
+    let allow: Vec<&str> = allow
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let mut entry = "";
+    let mut allowed_traps = 0;
     for (n, line) in KERNELS_PTX.lines().enumerate() {
         let l = line.trim_start();
+        if l.starts_with(".visible .entry") || l.starts_with(".entry") || l.starts_with(".func") {
+            entry = l;
+        }
         assert!(
             !l.starts_with(".extern"),
             "line {}: unresolved symbol: {line}",
@@ -165,8 +176,19 @@ fn ptx_is_self_contained_and_panic_free() {
         let is_trap = l
             .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
             .any(|w| w == "trap");
-        assert!(!is_trap, "line {}: trap (a panic path): {line}", n + 1);
+        if is_trap && allow.iter().any(|p| entry.contains(p)) {
+            allowed_traps += 1;
+            continue;
+        }
+        assert!(
+            !is_trap,
+            "line {}: trap (a panic path) in {entry}: {line}",
+            n + 1
+        );
     }
+    // The allowlist is for libm's fmod only: it must not grow silently.
+    assert!(allow.len() <= 3, "gpu/trap-allowlist.txt grew: {allow:?}");
+    eprintln!("{allowed_traps} allowlisted trap lines (libm fmod; see gpu/trap-allowlist.txt)");
 }
 
 #[test]
@@ -184,10 +206,8 @@ fn ptx_declares_exactly_the_listed_kernels() {
 
 #[test]
 fn ptx_layout_params_have_the_host_sizes() {
-    let l32 = format!("add_f32_s32_param_0[{}]", size_of::<Layout32>());
-    let l64 = format!("add_f32_x64_param_0[{}]", size_of::<Layout64>());
-    assert!(KERNELS_PTX.contains(&l32), "expected {l32} in the PTX");
-    assert!(KERNELS_PTX.contains(&l64), "expected {l64} in the PTX");
+    let ls = format!("add_f32_s_param_0[{}]", size_of::<StridedLayout>());
+    assert!(KERNELS_PTX.contains(&ls), "expected {ls} in the PTX");
     // Zero-sized functors take no parameter; a scalar functor takes its bytes.
     assert!(
         KERNELS_PTX.contains("add_f32_c_param_1,")

@@ -6,14 +6,14 @@
 //! `Error::Device { reason: "no CUDA driver found ..." }` instead of panicking.
 //!
 //! Launch choice, per call: `c` (contiguous: same dtypes as the kernel's, dense, aligned bases,
-//! no broadcast), else `s32` (same dtypes, every byte offset fits 32 bits), else `x64` (64-bit
-//! index math, operands cast from/to their runtime dtypes while loading/storing).
+//! no broadcast), else `s` (strided: 32-bit index math when every byte offset fits, else 64-bit;
+//! operands cast from/to their runtime dtypes while loading/storing).
 
 use crate::device::Device;
 use crate::device::KERNELS_PTX;
 use crate::device::kernel_list::kernel_name;
 use crate::device::layout::{
-    ElementLayout, IndexInt, IntDivider, Layout32, Layout64, LayoutError, WithScalar,
+    ElementLayout, IndexInt, IntDivider, LayoutError, StridedLayout, WithScalar,
     contiguous_aligned, contiguous_chunks,
 };
 use crate::dtype::DType;
@@ -37,6 +37,8 @@ use std::vec::Vec;
 unsafe impl<I: IndexInt> DeviceRepr for ElementLayout<I> {}
 // SAFETY: as above: #[repr(C)] integers.
 unsafe impl<I: IndexInt> DeviceRepr for IntDivider<I> {}
+// SAFETY: #[repr(C)] of the two layouts above and a u32.
+unsafe impl DeviceRepr for StridedLayout {}
 
 /// A functor value passed by value as a kernel argument: the driver copies its bytes.
 #[repr(transparent)]
@@ -66,7 +68,8 @@ struct Inner {
     ordinal: usize,
     _ctx: Arc<RawContext>,
     stream: Arc<CudaStream>,
-    module: Arc<CudaModule>,
+    /// One module per op, JIT-compiled by the driver on the op's first launch.
+    modules: std::sync::Mutex<std::collections::HashMap<String, Arc<CudaModule>>>,
 }
 
 /// One CUDA device with weft's kernels loaded. Cheap to clone (shared).
@@ -96,16 +99,13 @@ impl CudaContext {
                 reason: "no CUDA driver found (initialising the driver panicked)".to_string(),
             })?
             .map_err(|e| device_error(&format!("cuda:{ordinal}"), e))?;
-        let module = ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(KERNELS_PTX))
-            .map_err(|e| device_error("loading gpu/kernels.ptx", e))?;
         let stream = ctx.default_stream();
         Ok(CudaContext {
             inner: Arc::new(Inner {
                 ordinal,
                 _ctx: ctx,
                 stream,
-                module,
+                modules: Default::default(),
             }),
         })
     }
@@ -125,6 +125,27 @@ impl CudaContext {
             .stream
             .synchronize()
             .map_err(|e| device_error("synchronize", e))
+    }
+
+    /// The module of `op`'s kernels: the committed PTX cut down to them ([`op_module_ptx`]),
+    /// loaded once. A module of every kernel (17 MB of PTX) would cost the driver a long JIT
+    /// on the first use; one op's kernels JIT in a fraction of a second.
+    fn module(&self, op: &str) -> Result<Arc<CudaModule>> {
+        let mut m = self.inner.modules.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(module) = m.get(op) {
+            return Ok(module.clone());
+        }
+        let ptx = op_module_ptx(&KERNELS_PTX, op);
+        let module = self
+            ._ctx_ref()
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .map_err(|e| device_error(&format!("loading the kernels of {op}"), e))?;
+        m.insert(op.to_string(), module.clone());
+        Ok(module)
+    }
+
+    fn _ctx_ref(&self) -> &Arc<RawContext> {
+        &self.inner._ctx
     }
 
     /// Copies a host tensor to the device (the result is contiguous).
@@ -189,7 +210,7 @@ impl CudaContext {
         F::Output: Element,
         A: Element,
     {
-        self.launch(op, f, &[<F::Output>::DTYPE, A::DTYPE], &[a])
+        self.launch(op, A::DTYPE, f, &[<F::Output>::DTYPE, A::DTYPE], &[a], None)
     }
 
     /// Runs binary kernel `op` computing in `(A, B)`; operands broadcast.
@@ -206,7 +227,14 @@ impl CudaContext {
         A: Element,
         B: Element,
     {
-        self.launch(op, f, &[<F::Output>::DTYPE, A::DTYPE, B::DTYPE], &[a, b])
+        self.launch(
+            op,
+            A::DTYPE,
+            f,
+            &[<F::Output>::DTYPE, A::DTYPE, B::DTYPE],
+            &[a, b],
+            None,
+        )
     }
 
     /// Runs `{op}_scalar_*`: `f(a, s)` with the scalar passed as a kernel argument.
@@ -236,21 +264,29 @@ impl CudaContext {
         B: Element,
         C: Element,
     {
+        // The list's `T` of a ternary entry is its last argument (`where (bool, T, T)`).
         self.launch(
             op,
+            C::DTYPE,
             f,
             &[<F::Output>::DTYPE, A::DTYPE, B::DTYPE, C::DTYPE],
             &[a, b, c],
+            None,
         )
     }
 
-    /// `types[0]` is the output dtype, `types[1..]` the kernel's input types.
-    fn launch<F: Copy>(
+    /// Launches `{op}_{kernel_t}_{variant}`. `types[0]` is the output dtype, `types[1..]` the
+    /// kernel's input types; `f` is the functor value (its bytes are the kernel argument; `()`
+    /// for a zero-sized functor); `also_broadcast`: a shape the output also broadcasts with
+    /// (an operand folded into the functor).
+    pub(crate) fn launch<F: Copy>(
         &self,
         op: &str,
+        kernel_t: DType,
         f: F,
         types: &[DType],
         inputs: &[&CudaTensor],
+        also_broadcast: Option<&[usize]>,
     ) -> Result<CudaTensor> {
         for t in inputs {
             if !Arc::ptr_eq(&t.ctx.inner, &self.inner) {
@@ -260,7 +296,10 @@ impl CudaContext {
                 });
             }
         }
-        let shape = broadcast_shapes(inputs)?;
+        let mut shape = broadcast_shapes(inputs)?;
+        if let Some(extra) = also_broadcast {
+            shape = broadcast_pair(&shape, extra)?;
+        }
         let out = self.zeros(types[0], &shape)?;
         let numel = out.numel();
         if numel == 0 {
@@ -307,17 +346,16 @@ impl CudaContext {
             block_dim: (BLOCK, 1, 1),
             shared_mem_bytes: 0,
         };
-        let kernel_dtype = types[1];
+        let kernel_dtype = kernel_t;
         let run = |variant: &str, first: FirstArg, threads: u64| -> Result<()> {
             let name = kernel_name(op, kernel_dtype, variant);
-            let func = self.inner.module.load_function(&name).map_err(|e| {
+            let func = self.module(op)?.load_function(&name).map_err(|e| {
                 device_error(&format!("kernel {name} (not in gpu/kernels.ptx?)"), e)
             })?;
             let mut b = stream.launch_builder(&func);
             match &first {
                 FirstArg::Numel(n) => b.arg(n),
-                FirstArg::L32(l) => b.arg(l),
-                FirstArg::L64(l) => b.arg(l),
+                FirstArg::Strided(l) => b.arg(l),
             };
             if !zst {
                 b.arg(&farg);
@@ -337,25 +375,60 @@ impl CudaContext {
             let n = numel as u64;
             run("c", FirstArg::Numel(n), contiguous_chunks(n, &sizes))?;
         } else {
-            match (same_types, Layout32::new(&shape, &stride_refs, &dtypes)) {
-                (true, Ok(l)) => run("s32", FirstArg::L32(l), numel as u64)?,
-                _ => {
-                    let l = Layout64::new(&shape, &stride_refs, &dtypes).map_err(layout_error)?;
-                    run("x64", FirstArg::L64(l), numel as u64)?;
-                }
-            }
+            // 32-bit index math when every offset fits, else 64-bit; operands whose dtype is not
+            // the kernel's are converted while loading/storing.
+            let l = StridedLayout::new(&shape, &stride_refs, &dtypes).map_err(layout_error)?;
+            run("s", FirstArg::Strided(l), numel as u64)?;
         }
         drop(guards);
         Ok(out)
     }
 }
 
+/// The PTX of one op's kernels: `ptx` without the `.entry` definitions of other ops (the
+/// header, global tables and `.func` helpers are kept whole; unused ones cost nothing).
+/// Kernel names are `{op}_{type}_{variant}`, so `op` selects the entries named `{op}_<type>_...`.
+pub fn op_module_ptx(ptx: &str, op: &str) -> String {
+    let keeps = |name: &str| {
+        name.strip_prefix(op)
+            .and_then(|r| r.strip_prefix('_'))
+            .is_some_and(|r| {
+                crate::dtype::DType::ALL.iter().any(|&d| {
+                    r.strip_prefix(crate::device::kernel_list::kernel_suffix(d))
+                        .is_some_and(|v| v.starts_with('_') && !v[1..].contains('_'))
+                })
+            })
+    };
+    let mut out = String::with_capacity(1 << 20);
+    let mut skipping = false;
+    for line in ptx.lines() {
+        if skipping {
+            if line == "}" {
+                skipping = false;
+            }
+            continue;
+        }
+        if let Some(rest) = line
+            .strip_prefix(".visible .entry ")
+            .or_else(|| line.strip_prefix(".entry "))
+        {
+            let name = rest.split('(').next().unwrap_or("").trim();
+            if !keeps(name) {
+                skipping = true;
+                continue;
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
 /// The first kernel parameter of each variant (a short-lived stack value, hence the size).
 #[allow(clippy::large_enum_variant)]
 enum FirstArg {
     Numel(u64),
-    L32(Layout32),
-    L64(Layout64),
+    Strided(StridedLayout),
 }
 
 fn layout_error(e: LayoutError) -> Error {
@@ -363,6 +436,28 @@ fn layout_error(e: LayoutError) -> Error {
         op: "cuda launch",
         reason: e.to_string(),
     }
+}
+
+fn broadcast_pair(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+    let nd = a.len().max(b.len());
+    let get = |s: &[usize], d: usize| {
+        if d < nd - s.len() {
+            1
+        } else {
+            s[d - (nd - s.len())]
+        }
+    };
+    (0..nd)
+        .map(|d| match (get(a, d), get(b, d)) {
+            (x, y) if x == y || y == 1 => Ok(x),
+            (1, y) => Ok(y),
+            _ => Err(Error::ShapeMismatch {
+                op: "cuda launch",
+                lhs: a.to_vec(),
+                rhs: b.to_vec(),
+            }),
+        })
+        .collect()
 }
 
 fn broadcast_shapes(inputs: &[&CudaTensor]) -> Result<Vec<usize>> {

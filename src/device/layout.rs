@@ -359,7 +359,7 @@ where
 
 impl<I: IndexInt> ElementLayout<I> {
     /// The byte offsets of operands `0..N` for the element at `linear` (row-major order of the
-    /// coalesced loop). Constant trip counts: unrolled, no bounds checks, no panics.
+    /// coalesced loop). No bounds checks, no panics.
     #[inline(always)]
     pub fn offsets<const N: usize>(&self, linear: I) -> [isize; N] {
         const { assert!(N <= MAX_OPERANDS) };
@@ -367,8 +367,9 @@ impl<I: IndexInt> ElementLayout<I> {
         let mut rem = linear;
         let ndim = self.ndim as usize;
         // `if d < ndim` inside a constant-count loop (not `break`): LLVM unrolls it fully, so
-        // every `dims[d]`/`strides[k][d]` is a constant `ld.param` offset; a runtime-indexed
-        // access would copy the whole layout to local memory first.
+        // every `dims[d]`/`strides[k][d]` is a constant `ld.param` offset. A rolled loop (a
+        // runtime index) makes LLVM copy the whole by-value layout to local memory first:
+        // measured, ~200 more PTX lines per kernel and a local-memory read per dim.
         let mut d = 0;
         while d < MAX_DIMS {
             if d < ndim {
@@ -445,7 +446,9 @@ pub unsafe fn store<T: Element>(p: *mut u8, v: T) {
 
 /// Reads an element whose runtime dtype is `code` (`DType as u8`) and converts it to `T` with
 /// [`convert_value`] (PyTorch's casting rules). An unknown code reads as `T::ZERO`; the host
-/// never builds one.
+/// never builds one. When `code` is `T`'s own dtype (the usual case, a uniform branch) this is a
+/// plain load; the conversions are one shared non-inlined function per `T`
+/// ([`load_convert`]), not a copy in every kernel.
 ///
 /// # Safety
 /// `p` is valid for reading and aligned for the element type `code` names.
@@ -453,8 +456,19 @@ pub unsafe fn store<T: Element>(p: *mut u8, v: T) {
 pub unsafe fn load_cast<T: Element>(p: *const u8, code: u8) -> T {
     if code == T::DTYPE as u8 {
         // SAFETY: caller.
-        return unsafe { load::<T>(p) };
+        unsafe { load::<T>(p) }
+    } else {
+        // SAFETY: caller.
+        unsafe { load_convert::<T>(p, code) }
     }
+}
+
+/// The converting half of [`load_cast`] (any `code`).
+///
+/// # Safety
+/// As [`load_cast`].
+#[inline(never)]
+pub unsafe fn load_convert<T: Element>(p: *const u8, code: u8) -> T {
     // SAFETY (all arms): caller guarantees p points at an element of the dtype `code` names.
     unsafe {
         match code {
@@ -474,6 +488,7 @@ pub unsafe fn load_cast<T: Element>(p: *const u8, code: u8) -> T {
 }
 
 /// Converts `v` to the runtime dtype `code` and writes it (unknown code: nothing is written).
+/// Same-dtype stores are plain; conversions are shared per `T` ([`store_convert`]).
 ///
 /// # Safety
 /// `p` is valid for writing and aligned for the element type `code` names.
@@ -481,8 +496,19 @@ pub unsafe fn load_cast<T: Element>(p: *const u8, code: u8) -> T {
 pub unsafe fn store_cast<T: Element>(p: *mut u8, v: T, code: u8) {
     if code == T::DTYPE as u8 {
         // SAFETY: caller.
-        return unsafe { store::<T>(p, v) };
+        unsafe { store::<T>(p, v) }
+    } else {
+        // SAFETY: caller.
+        unsafe { store_convert::<T>(p, v, code) }
     }
+}
+
+/// The converting half of [`store_cast`] (any `code`).
+///
+/// # Safety
+/// As [`store_cast`].
+#[inline(never)]
+pub unsafe fn store_convert<T: Element>(p: *mut u8, v: T, code: u8) {
     // SAFETY (all arms): caller guarantees p points at an element of the dtype `code` names.
     unsafe {
         match code {
@@ -497,30 +523,6 @@ pub unsafe fn store_cast<T: Element>(p: *mut u8, v: T, code: u8) {
             8 => store::<f32>(p, convert_value(v)),
             9 => store::<f64>(p, convert_value(v)),
             _ => {}
-        }
-    }
-}
-
-#[inline(always)]
-unsafe fn ld<T: Element, const CAST: bool>(p: *const u8, code: u8) -> T {
-    // SAFETY: forwarded from the per-thread bodies' contracts.
-    unsafe {
-        if CAST {
-            load_cast::<T>(p, code)
-        } else {
-            load::<T>(p)
-        }
-    }
-}
-
-#[inline(always)]
-unsafe fn st<T: Element, const CAST: bool>(p: *mut u8, v: T, code: u8) {
-    // SAFETY: forwarded from the per-thread bodies' contracts.
-    unsafe {
-        if CAST {
-            store_cast::<T>(p, v, code)
-        } else {
-            store::<T>(p, v)
         }
     }
 }
@@ -549,24 +551,48 @@ where
     }
 }
 
+/// A functor whose `call` is one shared, non-inlined function per (functor, argument types)
+/// when `OUTLINE` (the expensive ones: libm transcendentals, pow, fmod, f16/bf16 soft
+/// arithmetic), instead of a copy at every call site of every kernel variant. `OUTLINE = false`
+/// is the functor itself (cheap ones stay inlined). Same results either way.
+#[repr(transparent)]
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Outlined<F, const OUTLINE: bool>(pub F);
+
+impl<F, Args, const OUTLINE: bool> Functor<Args> for Outlined<F, OUTLINE>
+where
+    F: Functor<Args>,
+{
+    type Output = F::Output;
+    #[inline(always)]
+    fn call(&self, args: Args) -> F::Output {
+        if OUTLINE {
+            call_outlined(self.0, args)
+        } else {
+            self.0.call(args)
+        }
+    }
+}
+
+/// `f.call(args)` as a function of its own (the functor by value: no local-memory copy).
+#[inline(never)]
+pub fn call_outlined<F: Functor<Args>, Args>(f: F, args: Args) -> F::Output {
+    f.call(args)
+}
+
 // ---------------------------------------------------------------------------------------------
-// Per-thread bodies on the strided path. `CAST = false`: every operand has exactly the static
-// type (and the output `F::Output`); `CAST = true`: operands are read and written with their
-// runtime dtypes from `layout.dtypes`, converted with `convert_value`.
+// Per-thread bodies on the strided path. Every operand is read and written with its runtime
+// dtype from `layout.dtypes`: a plain access when it is the static type (the same branch for
+// every thread), else a conversion with `convert_value` (`load_cast`/`store_cast`).
 
 /// One element of a unary kernel.
 ///
 /// # Safety
 /// `out`/`a` with the layout's byte offsets address valid, aligned elements of operand 0/1
-/// (dtype `F::Output`/`A`, or `layout.dtypes` when `CAST`) for every `i < numel`.
+/// (dtypes `layout.dtypes[0]`/`[1]`) for every `i < numel`.
 #[inline(always)]
-pub unsafe fn unary_at<F, A, I, const CAST: bool>(
-    f: &F,
-    l: &ElementLayout<I>,
-    out: *mut u8,
-    a: *const u8,
-    i: I,
-) where
+pub unsafe fn unary_at<F, A, I>(f: &F, l: &ElementLayout<I>, out: *mut u8, a: *const u8, i: I)
+where
     F: Functor<(A,)>,
     F::Output: Element,
     A: Element,
@@ -575,8 +601,8 @@ pub unsafe fn unary_at<F, A, I, const CAST: bool>(
     let [o0, o1] = l.offsets::<2>(i);
     // SAFETY: caller.
     unsafe {
-        let x = ld::<A, CAST>(a.wrapping_offset(o1), l.dtypes[1]);
-        st::<F::Output, CAST>(out.wrapping_offset(o0), f.call((x,)), l.dtypes[0]);
+        let x = load_cast::<A>(a.wrapping_offset(o1), l.dtypes[1]);
+        store_cast::<F::Output>(out.wrapping_offset(o0), f.call((x,)), l.dtypes[0]);
     }
 }
 
@@ -585,7 +611,7 @@ pub unsafe fn unary_at<F, A, I, const CAST: bool>(
 /// # Safety
 /// See [`unary_at`].
 #[inline(always)]
-pub unsafe fn binary_at<F, A, B, I, const CAST: bool>(
+pub unsafe fn binary_at<F, A, B, I>(
     f: &F,
     l: &ElementLayout<I>,
     out: *mut u8,
@@ -602,9 +628,9 @@ pub unsafe fn binary_at<F, A, B, I, const CAST: bool>(
     let [o0, o1, o2] = l.offsets::<3>(i);
     // SAFETY: caller.
     unsafe {
-        let x = ld::<A, CAST>(a.wrapping_offset(o1), l.dtypes[1]);
-        let y = ld::<B, CAST>(b.wrapping_offset(o2), l.dtypes[2]);
-        st::<F::Output, CAST>(out.wrapping_offset(o0), f.call((x, y)), l.dtypes[0]);
+        let x = load_cast::<A>(a.wrapping_offset(o1), l.dtypes[1]);
+        let y = load_cast::<B>(b.wrapping_offset(o2), l.dtypes[2]);
+        store_cast::<F::Output>(out.wrapping_offset(o0), f.call((x, y)), l.dtypes[0]);
     }
 }
 
@@ -614,7 +640,7 @@ pub unsafe fn binary_at<F, A, B, I, const CAST: bool>(
 /// See [`unary_at`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn ternary_at<F, A, B, C, I, const CAST: bool>(
+pub unsafe fn ternary_at<F, A, B, C, I>(
     f: &F,
     l: &ElementLayout<I>,
     out: *mut u8,
@@ -633,10 +659,10 @@ pub unsafe fn ternary_at<F, A, B, C, I, const CAST: bool>(
     let [o0, o1, o2, o3] = l.offsets::<4>(i);
     // SAFETY: caller.
     unsafe {
-        let x = ld::<A, CAST>(a.wrapping_offset(o1), l.dtypes[1]);
-        let y = ld::<B, CAST>(b.wrapping_offset(o2), l.dtypes[2]);
-        let z = ld::<C, CAST>(c.wrapping_offset(o3), l.dtypes[3]);
-        st::<F::Output, CAST>(out.wrapping_offset(o0), f.call((x, y, z)), l.dtypes[0]);
+        let x = load_cast::<A>(a.wrapping_offset(o1), l.dtypes[1]);
+        let y = load_cast::<B>(b.wrapping_offset(o2), l.dtypes[2]);
+        let z = load_cast::<C>(c.wrapping_offset(o3), l.dtypes[3]);
+        store_cast::<F::Output>(out.wrapping_offset(o0), f.call((x, y, z)), l.dtypes[0]);
     }
 }
 
@@ -652,6 +678,124 @@ pub fn grid_stride<I: IndexInt>(tid: u64, nthreads: u64, numel: I, mut body: imp
         i += step;
     }
 }
+
+/// The argument of the strided kernels (`{op}_{t}_s`): the loop in 32-bit index math when
+/// `wide == 0` (every byte offset and the element count fit; `l64` is unused), else in 64-bit
+/// (`l32` unused). One kernel per (op, type) instead of one per index width: the choice is a
+/// branch on a kernel argument, the same for every thread.
+#[repr(C)]
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct StridedLayout {
+    pub l32: Layout32,
+    pub l64: Layout64,
+    pub wide: u32,
+}
+
+impl StridedLayout {
+    /// The layout of a loop over `shape` (row-major) with byte `strides` and `dtypes` per
+    /// operand (0 = output): 32-bit when it fits, else 64-bit (see [`ElementLayout::new`]).
+    pub fn new(
+        shape: &[usize],
+        strides: &[&[isize]],
+        dtypes: &[DType],
+    ) -> Result<Self, LayoutError> {
+        match Layout32::new(shape, strides, dtypes) {
+            Ok(l32) => Ok(StridedLayout {
+                l32,
+                l64: Layout64::empty(),
+                wide: 0,
+            }),
+            Err(LayoutError::IndexOverflow) => Ok(StridedLayout {
+                l32: Layout32::empty(),
+                l64: Layout64::new(shape, strides, dtypes)?,
+                wide: 1,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether the loop uses 64-bit index math.
+    pub fn is_wide(&self) -> bool {
+        self.wide != 0
+    }
+
+    /// The element count.
+    pub fn numel(&self) -> u64 {
+        if self.is_wide() {
+            self.l64.numel
+        } else {
+            self.l32.numel as u64
+        }
+    }
+}
+
+impl<I: IndexInt> ElementLayout<I> {
+    /// A loop of no elements (the unused half of a [`StridedLayout`]).
+    pub fn empty() -> Self {
+        ElementLayout {
+            ndim: 0,
+            noperands: 0,
+            numel: I::default(),
+            dims: [IntDivider {
+                divisor: I::default(),
+                magic: I::default(),
+                shift: 0,
+            }; MAX_DIMS],
+            strides: [[I::Stride::default(); MAX_DIMS]; MAX_OPERANDS],
+            dtypes: [0; MAX_OPERANDS],
+        }
+    }
+}
+
+macro_rules! strided_body {
+    ($(#[$m:meta])* $name:ident, $at:ident, ($($A:ident $a:ident),+)) => {
+        $(#[$m])*
+        /// # Safety
+        /// The layout describes the real buffers: for every element, each operand's base plus
+        /// its byte offset addresses a valid, aligned element of that operand's dtype.
+        #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe fn $name<F, $($A),+>(
+            tid: u64,
+            nthreads: u64,
+            l: &StridedLayout,
+            f: &F,
+            out: *mut u8,
+            $($a: *const u8),+
+        ) where
+            F: Functor<($($A,)+)>,
+            F::Output: Element,
+            $($A: Element),+
+        {
+            if l.wide != 0 {
+                let l = &l.l64;
+                // SAFETY: caller.
+                grid_stride(tid, nthreads, l.numel, |i| unsafe {
+                    $at::<F, $($A,)+ u64>(f, l, out, $($a,)+ i)
+                })
+            } else {
+                let l = &l.l32;
+                // SAFETY: caller.
+                grid_stride(tid, nthreads, l.numel, |i| unsafe {
+                    $at::<F, $($A,)+ u32>(f, l, out, $($a,)+ i)
+                })
+            }
+        }
+    };
+}
+
+strided_body!(
+    /// A unary kernel's strided path over every element (see [`StridedLayout`]).
+    unary_strided, unary_at, (A a)
+);
+strided_body!(
+    /// A binary kernel's strided path over every element (see [`StridedLayout`]).
+    binary_strided, binary_at, (A a, B b)
+);
+strided_body!(
+    /// A ternary kernel's strided path over every element (see [`StridedLayout`]).
+    ternary_strided, ternary_at, (A a, B b, C c)
+);
 
 // ---------------------------------------------------------------------------------------------
 // The contiguous path: every operand dense, same element order, each thread moves one

@@ -2,6 +2,7 @@
 //! dispatch from the computation dtype to a monomorphised inner loop.
 
 use super::Operand;
+use super::plan::{self, BinaryPath, OperandInfo};
 use crate::dispatch_dtypes;
 use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
@@ -10,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::functors::{self as f, BinaryOp, BindLhs, BindRhs, Functor};
 use crate::iter::{IterConfig, LoopCost, TensorIterator};
 use crate::kernels;
+use crate::promotion::OperandKind;
 use crate::scalar::Scalar;
 
 /// Where a scalar operand sits.
@@ -185,20 +187,29 @@ fn build_iter(
 /// `op(a, b)` into `out` (or a new tensor), with PyTorch's promotion and checks.
 pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> Result<DynTensor> {
     let (ad, bd) = (a.dtype(), b.dtype());
-    if matches!((a, b), (Operand::Scalar(_), Operand::Scalar(_))) {
-        return Err(Error::InvalidArgument {
-            op: op.name(),
-            reason: "needs at least one tensor operand".into(),
-        });
-    }
-    if op.rejects_operand(ad) || op.rejects_operand(bd) {
-        return Err(unsupported(op, ad, bd));
-    }
+    let info = |o: Operand, rhs: bool| OperandInfo {
+        dtype: o.dtype(),
+        kind: match o {
+            Operand::Scalar(_) => OperandKind::Scalar,
+            Operand::Tensor(t) if t.ndim() == 0 => OperandKind::ZeroDim,
+            Operand::Tensor(_) => OperandKind::Dimensioned,
+        },
+        value: match o {
+            Operand::Scalar(s) => Some(s),
+            // PyTorch treats any one-element CPU tensor as a scalar here.
+            Operand::Tensor(t) if rhs && t.numel() == 1 => Some(one_element_value(t)),
+            Operand::Tensor(_) => None,
+        },
+    };
+    let (ai, mut bi) = (info(a, false), info(b, false));
+    plan::binary_precheck(op, &ai, &bi)?;
     let iter = build_iter(op, a, b, out)?;
+    if iter.ninputs() == 2 {
+        bi = info(b, true);
+    }
     let common = iter.common_dtype().unwrap_or(ad);
-    let compute = op
-        .compute_dtype(common)
-        .ok_or_else(|| unsupported(op, ad, bd))?;
+    let plan = plan::binary_plan(op, &ai, &bi, common)?;
+    let compute = plan.compute;
     let scalar = match (a, b) {
         (Operand::Scalar(s), _) => Some((Side::Lhs, s)),
         (_, Operand::Scalar(s)) => Some((Side::Rhs, s)),
@@ -211,66 +222,29 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
     };
 
     // Integer division by zero fails the whole op before anything is written.
-    if matches!(
-        op,
-        BinaryOp::FloorDivide | BinaryOp::Remainder | BinaryOp::Fmod
-    ) && compute.is_integer()
-    {
-        match b {
-            Operand::Scalar(s) => {
-                let zero = dispatch_dtypes!(compute, int, C => s.to::<C>() == 0, _ => false);
-                if zero {
-                    return Err(Error::ZeroDivision { op: op.name() });
-                }
-            }
-            Operand::Tensor(_) => check_no_zero_divisor(&iter, iter.ninputs(), compute, op)?,
-        }
+    if plan.check_zero_divisor {
+        check_no_zero_divisor(&iter, iter.ninputs(), compute, op)?;
     }
 
-    // The second operand a CPU scalar (Python number or 0-d tensor): PyTorch's special cases.
-    let rhs_scalar = match b {
-        Operand::Scalar(s) => Some(s),
-        // PyTorch treats any one-element CPU tensor as a scalar here.
-        Operand::Tensor(t) if t.numel() == 1 && iter.ninputs() == 2 => Some(one_element_value(t)),
-        _ => None,
-    };
-    if let Some(s) = rhs_scalar {
-        // f16/bf16 mul/div/floor_divide keep the scalar at f32 precision.
-        if compute.is_reduced_float() {
-            let s32 = s.to::<f32>();
-            let done = match op {
-                BinaryOp::Mul => Some(
-                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::MulScalarOpmath { s: s32 }), _ => unreachable!()),
-                ),
-                BinaryOp::Div => Some(
-                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::DivScalarOpmath { s: s32 }), _ => unreachable!()),
-                ),
-                BinaryOp::FloorDivide => Some(
-                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::FloorDivideScalarOpmath { s: s32 }), _ => unreachable!()),
-                ),
-                _ => None,
-            };
-            if let Some(r) = done {
-                r?;
-                return Ok(finish(iter, out));
-            }
+    // The second operand a CPU scalar (Python number or one-element tensor): PyTorch's special
+    // cases, decided by the plan.
+    match plan.path {
+        BinaryPath::Functor => {}
+        BinaryPath::ScalarOpmath(s32) => {
+            match op {
+                BinaryOp::Mul => {
+                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::MulScalarOpmath { s: s32 }), _ => unreachable!())
+                }
+                BinaryOp::Div => {
+                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::DivScalarOpmath { s: s32 }), _ => unreachable!())
+                }
+                _ => {
+                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::FloorDivideScalarOpmath { s: s32 }), _ => unreachable!())
+                }
+            }?;
+            return Ok(finish(iter, out));
         }
-        // pow with a scalar exponent: exact fast paths, and integers refuse negative exponents.
-        if op == BinaryOp::Pow && matches!(b, Operand::Scalar(_)) {
-            if compute.is_integer()
-                && let Scalar::Int(e) = s
-                && e < 0
-            {
-                return Err(Error::NegativeIntegerPower);
-            }
-            // PyTorch converts the exponent with an overflow check except for f32/f64.
-            if !matches!(compute, DType::F32 | DType::F64) && !s.fits(compute) {
-                return Err(Error::ScalarOverflow {
-                    op: op.name(),
-                    value: format!("{s:?}"),
-                    dtype: compute,
-                });
-            }
+        BinaryPath::PowScalar(s) => {
             dispatch_dtypes!(compute, numeric, C => runner.run_unary::<C, _>(f::PowScalar::<C> { exp: s.to::<C>() }), _ => return Err(unsupported(op, ad, bd)))?;
             return Ok(finish(iter, out));
         }

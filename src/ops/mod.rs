@@ -11,6 +11,7 @@ pub mod binary;
 pub mod custom;
 pub mod dispatch;
 pub mod dyn_api;
+pub mod plan;
 pub mod promote;
 pub mod special;
 pub mod typed_api;

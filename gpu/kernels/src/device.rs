@@ -4,8 +4,8 @@
 #![allow(improper_ctypes_definitions)] // functors travel by value; the host passes their bytes
 
 use weft::device::layout::{
-    Layout32, Layout64, WithScalar, binary_at, binary_contig, grid_stride, ternary_at,
-    ternary_contig, unary_at, unary_contig,
+    Outlined, StridedLayout, WithScalar, binary_contig, binary_strided, ternary_contig,
+    ternary_strided, unary_contig, unary_strided,
 };
 #[allow(unused_imports)]
 use weft::half::{bf16, f16};
@@ -33,35 +33,71 @@ fn thread() -> (u64, u64) {
     }
 }
 
+/// Whether op `op` computing in type `t` calls its functor through one shared non-inlined
+/// function ([`Outlined`]) instead of inlining it at every call site (16 per contiguous kernel
+/// for 1-byte types, 2 per strided kernel). Outlined: libm-based and other long functors, and
+/// every f16/bf16 op (each inlined copy carries software f16/bf16 <-> f32 conversions). Cheap
+/// arithmetic, comparisons and bit ops on the other types stay inlined (the bandwidth-bound
+/// hot paths).
+const fn outline(op: &str, t: &str) -> bool {
+    const EXPENSIVE: &[&str] = &[
+        "floor_divide", "remainder", "fmod", "pow", "pow_scalar", "atan2", "hypot", "exp",
+        "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan",
+        "sinh", "cosh", "tanh", "sigmoid", "silu", "softplus", "erf", "gelu", "lerp",
+        "lerp_scalar", "frac", "round",
+    ];
+    if eq(t, "f16") || eq(t, "bf16") {
+        return true;
+    }
+    let mut i = 0;
+    while i < EXPENSIVE.len() {
+        if eq(op, EXPENSIVE[i]) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+const fn eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+// Each (op, type) gives two kernels: `_c` (contiguous, 16-byte vectors, takes `numel`) and `_s`
+// (strided, 32- or 64-bit index math chosen by the layout, operands cast from/to their runtime
+// dtypes). `$O`: outline the functor (see `outline`).
 macro_rules! unary_kernels {
-    ($name:expr, $F:ty, $A:ty) => {
+    ($name:expr, $F:ty, $A:ty, $O:expr) => {
         #[unsafe(export_name = concat!($name, "_c"))]
         pub unsafe extern "ptx-kernel" fn c(n: u64, f: $F, out: *mut u8, a: *const u8) {
             let (tid, nt) = thread();
+            let f = Outlined::<$F, { $O }>(f);
             // SAFETY: the host launches this only on dense, aligned buffers of n elements.
-            unsafe { unary_contig::<$F, $A>(tid, nt, n, &f, out, a) }
+            unsafe { unary_contig::<_, $A>(tid, nt, n, &f, out, a) }
         }
-        #[unsafe(export_name = concat!($name, "_s32"))]
-        pub unsafe extern "ptx-kernel" fn s32(l: Layout32, f: $F, out: *mut u8, a: *const u8) {
+        #[unsafe(export_name = concat!($name, "_s"))]
+        pub unsafe extern "ptx-kernel" fn s(l: StridedLayout, f: $F, out: *mut u8, a: *const u8) {
             let (tid, nt) = thread();
+            let f = Outlined::<$F, { $O }>(f);
             // SAFETY: the host builds `l` from the buffers' real layouts and dtypes.
-            grid_stride(tid, nt, l.numel, |i| unsafe {
-                unary_at::<$F, $A, u32, false>(&f, &l, out, a, i)
-            })
-        }
-        #[unsafe(export_name = concat!($name, "_x64"))]
-        pub unsafe extern "ptx-kernel" fn x64(l: Layout64, f: $F, out: *mut u8, a: *const u8) {
-            let (tid, nt) = thread();
-            // SAFETY: as above; operands are read with their runtime dtypes.
-            grid_stride(tid, nt, l.numel, |i| unsafe {
-                unary_at::<$F, $A, u64, true>(&f, &l, out, a, i)
-            })
+            unsafe { unary_strided::<_, $A>(tid, nt, &l, &f, out, a) }
         }
     };
 }
 
 macro_rules! binary_kernels {
-    ($name:expr, $F:ty, $A:ty, $B:ty) => {
+    ($name:expr, $F:ty, $A:ty, $B:ty, $O:expr) => {
         #[unsafe(export_name = concat!($name, "_c"))]
         pub unsafe extern "ptx-kernel" fn c(
             n: u64,
@@ -71,42 +107,28 @@ macro_rules! binary_kernels {
             b: *const u8,
         ) {
             let (tid, nt) = thread();
+            let f = Outlined::<$F, { $O }>(f);
             // SAFETY: the host launches this only on dense, aligned buffers of n elements.
-            unsafe { binary_contig::<$F, $A, $B>(tid, nt, n, &f, out, a, b) }
+            unsafe { binary_contig::<_, $A, $B>(tid, nt, n, &f, out, a, b) }
         }
-        #[unsafe(export_name = concat!($name, "_s32"))]
-        pub unsafe extern "ptx-kernel" fn s32(
-            l: Layout32,
+        #[unsafe(export_name = concat!($name, "_s"))]
+        pub unsafe extern "ptx-kernel" fn s(
+            l: StridedLayout,
             f: $F,
             out: *mut u8,
             a: *const u8,
             b: *const u8,
         ) {
             let (tid, nt) = thread();
+            let f = Outlined::<$F, { $O }>(f);
             // SAFETY: the host builds `l` from the buffers' real layouts and dtypes.
-            grid_stride(tid, nt, l.numel, |i| unsafe {
-                binary_at::<$F, $A, $B, u32, false>(&f, &l, out, a, b, i)
-            })
-        }
-        #[unsafe(export_name = concat!($name, "_x64"))]
-        pub unsafe extern "ptx-kernel" fn x64(
-            l: Layout64,
-            f: $F,
-            out: *mut u8,
-            a: *const u8,
-            b: *const u8,
-        ) {
-            let (tid, nt) = thread();
-            // SAFETY: as above; operands are read with their runtime dtypes.
-            grid_stride(tid, nt, l.numel, |i| unsafe {
-                binary_at::<$F, $A, $B, u64, true>(&f, &l, out, a, b, i)
-            })
+            unsafe { binary_strided::<_, $A, $B>(tid, nt, &l, &f, out, a, b) }
         }
     };
 }
 
 macro_rules! ternary_kernels {
-    ($name:expr, $F:ty, $A:ty, $B:ty, $C:ty) => {
+    ($name:expr, $F:ty, $A:ty, $B:ty, $C:ty, $O:expr) => {
         #[unsafe(export_name = concat!($name, "_c"))]
         pub unsafe extern "ptx-kernel" fn c(
             n: u64,
@@ -117,12 +139,13 @@ macro_rules! ternary_kernels {
             c: *const u8,
         ) {
             let (tid, nt) = thread();
+            let f = Outlined::<$F, { $O }>(f);
             // SAFETY: the host launches this only on dense, aligned buffers of n elements.
-            unsafe { ternary_contig::<$F, $A, $B, $C>(tid, nt, n, &f, out, a, b, c) }
+            unsafe { ternary_contig::<_, $A, $B, $C>(tid, nt, n, &f, out, a, b, c) }
         }
-        #[unsafe(export_name = concat!($name, "_s32"))]
-        pub unsafe extern "ptx-kernel" fn s32(
-            l: Layout32,
+        #[unsafe(export_name = concat!($name, "_s"))]
+        pub unsafe extern "ptx-kernel" fn s(
+            l: StridedLayout,
             f: $F,
             out: *mut u8,
             a: *const u8,
@@ -130,56 +153,40 @@ macro_rules! ternary_kernels {
             c: *const u8,
         ) {
             let (tid, nt) = thread();
+            let f = Outlined::<$F, { $O }>(f);
             // SAFETY: the host builds `l` from the buffers' real layouts and dtypes.
-            grid_stride(tid, nt, l.numel, |i| unsafe {
-                ternary_at::<$F, $A, $B, $C, u32, false>(&f, &l, out, a, b, c, i)
-            })
-        }
-        #[unsafe(export_name = concat!($name, "_x64"))]
-        pub unsafe extern "ptx-kernel" fn x64(
-            l: Layout64,
-            f: $F,
-            out: *mut u8,
-            a: *const u8,
-            b: *const u8,
-            c: *const u8,
-        ) {
-            let (tid, nt) = thread();
-            // SAFETY: as above; operands are read with their runtime dtypes.
-            grid_stride(tid, nt, l.numel, |i| unsafe {
-                ternary_at::<$F, $A, $B, $C, u64, true>(&f, &l, out, a, b, c, i)
-            })
+            unsafe { ternary_strided::<_, $A, $B, $C>(tid, nt, &l, &f, out, a, b, c) }
         }
     };
 }
 
 /// Instantiates one entry for one type (`T` is bound by the caller).
 macro_rules! kernels_for {
-    ($name:expr, ($A:ty), $F:path) => {
-        unary_kernels!($name, $F, $A);
+    ($name:expr, ($A:ty), $F:path, $O:expr) => {
+        unary_kernels!($name, $F, $A, $O);
     };
-    ($name:expr, ($A:ty, $B:ty), $F:path) => {
-        binary_kernels!($name, $F, $A, $B);
+    ($name:expr, ($A:ty, $B:ty), $F:path, $O:expr) => {
+        binary_kernels!($name, $F, $A, $B, $O);
     };
-    ($name:expr, ($A:ty, $B:ty, $C:ty), $F:path) => {
-        ternary_kernels!($name, $F, $A, $B, $C);
+    ($name:expr, ($A:ty, $B:ty, $C:ty), $F:path, $O:expr) => {
+        ternary_kernels!($name, $F, $A, $B, $C, $O);
     };
 }
 
 /// The `gpu_kernel_list!` callback: a tt-muncher over the entries, one `const _` block (its own
-/// namespace for `c`/`s32`/`x64`) per (op, type).
+/// namespace for `c`/`s`) per (op, type).
 macro_rules! instantiate {
     () => {};
     ($name:literal ($A:ty, $B:ty) => $F:path, scalar: [$($t:ident),*]; $($rest:tt)*) => {
         $(const _: () = {
             #[allow(dead_code)]
             type T = $t;
-            kernels_for!(concat!($name, "_", stringify!($t)), ($A, $B), $F);
+            kernels_for!(concat!($name, "_", stringify!($t)), ($A, $B), $F, outline($name, stringify!($t)));
         };
         const _: () = {
             #[allow(dead_code)]
             type T = $t;
-            unary_kernels!(concat!($name, "_scalar_", stringify!($t)), WithScalar<$F, $B>, $A);
+            unary_kernels!(concat!($name, "_scalar_", stringify!($t)), WithScalar<$F, $B>, $A, outline($name, stringify!($t)));
         };)*
         instantiate!($($rest)*);
     };
@@ -187,7 +194,7 @@ macro_rules! instantiate {
         $(const _: () = {
             #[allow(dead_code)]
             type T = $t;
-            kernels_for!(concat!($name, "_", stringify!($t)), $args, $F);
+            kernels_for!(concat!($name, "_", stringify!($t)), $args, $F, outline($name, stringify!($t)));
         };)*
         instantiate!($($rest)*);
     };
