@@ -149,8 +149,12 @@ impl TensorIterator {
         if n == 0 {
             return Ok(());
         }
-        let threads = rayon::current_num_threads();
-        let nchunks = threads.min(n.div_ceil(cost.grain()));
+        // Small loops never touch the thread pool (not even to ask its size).
+        let max_chunks = n.div_ceil(cost.grain());
+        if max_chunks <= 1 {
+            return body(0..n);
+        }
+        let nchunks = rayon::current_num_threads().min(max_chunks);
         if nchunks <= 1 {
             return body(0..n);
         }

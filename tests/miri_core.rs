@@ -1,0 +1,91 @@
+//! Small, deterministic tests of the `unsafe` loop core (storage, views, the iterator's
+//! odometer, every kernel path, in-place aliasing), sized to run under Miri:
+//!
+//! ```sh
+//! cargo +nightly miri test --test miri_core
+//! ```
+//!
+//! They avoid libm's transcendental functions (inline asm Miri cannot run) and stay below the
+//! parallel grain (no thread pool). Under plain `cargo test` they are ordinary fast tests.
+
+use weft::{DType, DynTensor, Tensor};
+
+fn t(v: &[f32], shape: &[usize]) -> Tensor<f32> {
+    Tensor::from_vec(v.to_vec(), shape).unwrap()
+}
+
+#[test]
+fn contiguous_broadcast_and_strided_paths() {
+    let a = t(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    let b = t(&[10.0, 20.0, 30.0], &[3]);
+    // contiguous + broadcast row (stride-0 outer dim)
+    assert_eq!((&a + &b).to_vec(), vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
+    // transposed operand: strided path
+    let at = a.t();
+    let c = t(&[1.0; 6], &[3, 2]);
+    assert_eq!((&at + &c).to_vec(), vec![2.0, 5.0, 3.0, 6.0, 4.0, 7.0]);
+    // reversed (negative stride) view
+    let r = a.slice(1, None, None, -1);
+    assert_eq!((&r * 2.0).to_vec(), vec![6.0, 4.0, 2.0, 12.0, 10.0, 8.0]);
+    // expanded column (inner stride 0)
+    let col = t(&[1.0, 2.0], &[2, 1]).expand(&[2, 3]);
+    assert_eq!((&a - &col).to_vec(), vec![0.0, 1.0, 2.0, 2.0, 3.0, 4.0]);
+}
+
+#[test]
+fn casting_block_path_and_where() {
+    let i = DynTensor::from(Tensor::<i64>::from_vec(vec![1, -2, 3, 4], &[2, 2]).unwrap());
+    let f = DynTensor::from(t(&[0.5, 0.5, 0.5, 0.5], &[2, 2]).t());
+    let s = i.try_add(&f).unwrap();
+    assert_eq!(s.dtype(), DType::F32);
+    assert_eq!(
+        s.as_typed::<f32>().unwrap().to_vec(),
+        vec![1.5, -1.5, 3.5, 4.5]
+    );
+    let h = s.try_to(DType::F16).unwrap().try_to(DType::I16).unwrap();
+    assert_eq!(h.as_typed::<i16>().unwrap().to_vec(), vec![1, -1, 3, 4]);
+    let cond = DynTensor::from(Tensor::<bool>::from_vec(vec![true, false], &[2]).unwrap());
+    let w = weft::ops::dyn_api::where_(&cond, &i, 0.25).unwrap();
+    assert_eq!(
+        w.as_typed::<f32>().unwrap().to_vec(),
+        vec![1.0, 0.25, 3.0, 0.25]
+    );
+}
+
+#[test]
+fn in_place_on_views_and_exact_alias() {
+    let mut a = t(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    let mut at = a.t();
+    at.add_(1.0);
+    assert_eq!(a.to_vec(), vec![2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+    let a2 = a.clone();
+    a.mul_(&a2);
+    assert_eq!(a.to_vec(), vec![4.0, 9.0, 16.0, 25.0, 36.0, 49.0]);
+    // a partial overlap is refused before anything is written
+    let d = DynTensor::from(Tensor::<f32>::zeros(&[4]));
+    let lo = d.try_narrow(0, 0, 3).unwrap();
+    let hi = d.try_narrow(0, 1, 3).unwrap();
+    assert!(lo.try_add_out(1.0, &hi).is_err());
+}
+
+#[test]
+fn integer_zero_division_leaves_the_output_untouched() {
+    let mut x = Tensor::<i32>::from_vec(vec![7, 8, 9], &[3]).unwrap();
+    let y = Tensor::<i32>::from_vec(vec![2, 1, 0], &[3]).unwrap();
+    assert!(x.try_floor_divide_(&y).is_err());
+    assert_eq!(x.to_vec(), vec![7, 8, 9]);
+}
+
+#[test]
+fn bool_outputs_and_odometer_over_many_dims() {
+    let a = Tensor::<i64>::arange(0, 24, 1)
+        .unwrap()
+        .reshape(&[2, 3, 4])
+        .permute(&[2, 0, 1]);
+    let b = Tensor::<i64>::arange(0, 4, 1).unwrap().reshape(&[4, 1, 1]);
+    let m = a.gt(&b);
+    let raw = m.contiguous().to_vec();
+    assert_eq!(raw.len(), 24);
+    // a[k, i, j] = 12i + 4j + k > k except where i = j = 0 (4 of 24).
+    assert_eq!(raw.iter().filter(|&&v| v).count(), 20);
+}
