@@ -184,7 +184,11 @@ impl CudaContext {
             ._ctx_ref()
             .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
             .map_err(|e| device_error(&format!("loading PTX module {name}"), e))?;
-        let mut m = self.inner.user_modules.lock().unwrap_or_else(|p| p.into_inner());
+        let mut m = self
+            .inner
+            .user_modules
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         m.retain(|u| u.name != name);
         m.push(UserModule {
             name: name.to_string(),
@@ -211,13 +215,21 @@ impl CudaContext {
 
     /// The names of the modules loaded with [`CudaContext::load_module`], in load order.
     pub fn user_modules(&self) -> Vec<String> {
-        let m = self.inner.user_modules.lock().unwrap_or_else(|p| p.into_inner());
+        let m = self
+            .inner
+            .user_modules
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         m.iter().map(|u| u.name.clone()).collect()
     }
 
     /// Kernel `name` from the loaded user modules (the last loaded first).
     fn user_function(&self, name: &str) -> Result<cudarc::driver::CudaFunction> {
-        let m = self.inner.user_modules.lock().unwrap_or_else(|p| p.into_inner());
+        let m = self
+            .inner
+            .user_modules
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         let Some(u) = m.iter().rev().find(|u| u.entries.contains(name)) else {
             let loaded: Vec<&str> = m.iter().map(|u| u.name.as_str()).collect();
             return Err(Error::Device {

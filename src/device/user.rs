@@ -61,11 +61,7 @@ pub fn plan_user_kernel<F: DynFunctor>(
     if inputs.len() != F::ARITY {
         return Err(Error::InvalidArgument {
             op: F::NAME,
-            reason: format!(
-                "takes {} tensor input(s), got {}",
-                F::ARITY,
-                inputs.len()
-            ),
+            reason: format!("takes {} tensor input(s), got {}", F::ARITY, inputs.len()),
         });
     }
     let compute = compute_dtype(F::NAME, inputs, promotion)?;

@@ -79,16 +79,36 @@ macro_rules! __gpu_user_outline {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __gpu_user_type {
-    (bool) => { bool };
-    (u8) => { u8 };
-    (i8) => { i8 };
-    (i16) => { i16 };
-    (i32) => { i32 };
-    (i64) => { i64 };
-    (f16) => { $crate::half::f16 };
-    (bf16) => { $crate::half::bf16 };
-    (f32) => { f32 };
-    (f64) => { f64 };
+    (bool) => {
+        bool
+    };
+    (u8) => {
+        u8
+    };
+    (i8) => {
+        i8
+    };
+    (i16) => {
+        i16
+    };
+    (i32) => {
+        i32
+    };
+    (i64) => {
+        i64
+    };
+    (f16) => {
+        $crate::half::f16
+    };
+    (bf16) => {
+        $crate::half::bf16
+    };
+    (f32) => {
+        f32
+    };
+    (f64) => {
+        f64
+    };
 }
 
 /// (global thread id, total threads) of a 1-D grid (nvptx64 only; needs `stdarch_nvptx`).

@@ -639,7 +639,8 @@ impl<'a, F: DynFunctor> DynApply<'a, F> {
         if inputs.len() != F::ARITY {
             return Err(arity_error(F::NAME, F::ARITY, inputs.len()));
         }
-        let dtypes: Vec<(DType, bool)> = inputs.iter().map(|t| (t.dtype(), t.ndim() == 0)).collect();
+        let dtypes: Vec<(DType, bool)> =
+            inputs.iter().map(|t| (t.dtype(), t.ndim() == 0)).collect();
         let compute = compute_dtype(F::NAME, &dtypes, self.promotion)?;
         let (promote, int_to_float) = match self.promotion {
             Promotion::Common => (true, false),
@@ -672,14 +673,16 @@ pub fn compute_dtype(
         return Err(arity_error(name, 1, 0));
     };
     let common = |int_to_float: bool| {
-        let st = inputs.iter().fold(ResultTypeState::new(), |st, &(d, zero_dim)| {
-            let kind = if zero_dim {
-                OperandKind::ZeroDim
-            } else {
-                OperandKind::Dimensioned
-            };
-            st.update(d, kind)
-        });
+        let st = inputs
+            .iter()
+            .fold(ResultTypeState::new(), |st, &(d, zero_dim)| {
+                let kind = if zero_dim {
+                    OperandKind::ZeroDim
+                } else {
+                    OperandKind::Dimensioned
+                };
+                st.update(d, kind)
+            });
         let c = st.finish().unwrap_or(first);
         if int_to_float && !c.is_float() {
             DType::DEFAULT_FLOAT
