@@ -81,11 +81,12 @@
 //!
 //! # GPU
 //!
-//! A functor written to the contract above is `no_std` code; the same source is meant to compile
-//! to PTX with the pipeline weft uses for its own kernels (`gpu/README.md`), from a list in the
-//! [`impl_dyn_functors!`] format. That half (a build helper for your functor crate, loading its
-//! PTX at run time, device tensors through this API) is **not built yet**; until then custom
-//! functors run on the CPU only.
+//! A functor written to the contract above is `no_std` code, and compiles to PTX with the
+//! pipeline weft uses for its own kernels: put it in a crate (template:
+//! `gpu/examples/user-functors/`), list it in [`gpu_user_kernels!`](crate::gpu_user_kernels)
+//! (this list format; it also writes the `DynFunctor` impls), build the PTX with
+//! `gpu/build-user-ptx.sh`, load it with `CudaContext::load_module` (feature `cuda`) and call
+//! `map` / `zip_with` / `zip3_with` on device tensors. See [`crate::device::user_kernels`].
 
 use crate::dtype::DType;
 use crate::dyn_tensor::{DynElement, DynTensor};
@@ -829,8 +830,9 @@ macro_rules! __custom_args {
 }
 
 /// Implements [`DynFunctor`](crate::ops::custom::DynFunctor) for functors from a list in the
-/// format of weft's GPU kernel list (`src/device/kernel_list.rs`), so one list can later also
-/// generate the functors' GPU kernels:
+/// format of weft's GPU kernel list (`src/device/kernel_list.rs`). For a functor that also runs
+/// on the GPU, list it in [`gpu_user_kernels!`](crate::gpu_user_kernels) instead, which writes
+/// these impls and the kernels from the same list:
 ///
 /// ```text
 /// weft::impl_dyn_functors! {
