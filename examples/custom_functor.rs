@@ -1,84 +1,23 @@
 //! Your own elementwise functions in weft: a fused `a * x + b` and PyTorch's smooth-L1 (Huber
-//! with `beta`), written once as `no_std`-style functors and run on the CPU over broadcast and
-//! transposed inputs, on typed tensors and on runtime-dtype tensors.
+//! with `beta`), written once as `no_std` functors and run on the CPU over broadcast and
+//! transposed inputs, on typed tensors and on runtime-dtype tensors, then on the GPU where one
+//! exists.
 //!
-//! `cargo run --release --example custom_functor`
+//! `cargo run --release --example custom_functor` (CPU), and with a GPU:
+//! `gpu/build-user-ptx.sh gpu/examples/user-functors target/user-ptx/user_functors.ptx` once,
+//! then `cargo run --release --features cuda --example custom_functor`.
 //!
-//! The functors below use only `core` inside `call` (float math through
-//! `weft::functors::real::Real`, which is libm), so the same source can also be compiled for the
-//! GPU; the GPU steps are printed at the end (that half of weft is coming: it does not run yet).
+//! The functors live in the example user crate `gpu/examples/user-functors/src/lib.rs` (a
+//! dev-dependency of weft): plain `Copy` structs whose `Functor` impls use only `core` (float
+//! math through `weft::functors::real::Real`, which is libm), listed once in
+//! `weft::gpu_user_kernels!`, which gives both their `DynFunctor` impls (the dtypes `DynTensor`
+//! calls accept) and, compiled for nvptx64, their GPU kernels.
 
-use weft::functors::{Add, Functor, real::Real};
-use weft::half::{bf16, f16};
+use user_functors::{ScaledMulAdd, SmoothL1};
+use weft::functors::Add;
+use weft::half::f16;
 use weft::ops::custom::{Apply, DynApply, Promotion};
 use weft::{DType, DynTensor, Error, Tensor};
-
-// ---------------------------------------------------------------------------------------------
-// The functors: plain `Copy` data + `Functor` impls. This part is `no_std`-compatible and is
-// what a GPU functor crate would contain unchanged.
-// ---------------------------------------------------------------------------------------------
-
-/// Fused `a * x + b` over three tensors, scaled by a parameter: `scale * (a * x) + b`.
-#[derive(Copy, Clone, Debug)]
-pub struct ScaledMulAdd {
-    pub scale: f64,
-}
-
-impl ScaledMulAdd {
-    #[inline(always)]
-    fn eval<R: Real>(&self, a: R, x: R, b: R) -> R {
-        R::c(self.scale) * (a * x) + b
-    }
-}
-
-/// PyTorch's `smooth_l1_loss(reduction='none')`: `0.5 d² / beta` where `|d| < beta`, else
-/// `|d| - 0.5 beta` (`d = input - target`; `beta = 0` is the L1 loss).
-#[derive(Copy, Clone, Debug)]
-pub struct SmoothL1 {
-    pub beta: f64,
-}
-
-impl SmoothL1 {
-    #[inline(always)]
-    fn eval<R: Real>(&self, x: R, y: R) -> R {
-        let d = (x - y).abs();
-        let beta = R::c(self.beta);
-        if d < beta {
-            R::HALF * d * d / beta
-        } else {
-            d - R::HALF * beta
-        }
-    }
-}
-
-// The `Functor` impls: f32/f64 compute directly, f16/bf16 compute in f32 and round once (weft's
-// own convention). A small macro keeps it to one line per functor.
-macro_rules! float_impls {
-    ($f:ty, ($($x:ident),+)) => {
-        float_impls!(@one $f, ($($x),+), f32, |v: f32| v, |r: f32| r);
-        float_impls!(@one $f, ($($x),+), f64, |v: f64| v, |r: f64| r);
-        float_impls!(@one $f, ($($x),+), f16, |v: f16| v.to_f32(), f16::from_f32);
-        float_impls!(@one $f, ($($x),+), bf16, |v: bf16| v.to_f32(), bf16::from_f32);
-    };
-    (@one $f:ty, ($($x:ident),+), $t:ty, $up:expr, $down:expr) => {
-        impl Functor<($(float_impls!(@ty $x $t),)+)> for $f {
-            type Output = $t;
-            #[inline(always)]
-            fn call(&self, ($($x,)+): ($(float_impls!(@ty $x $t),)+)) -> $t {
-                ($down)(self.eval($(($up)($x)),+))
-            }
-        }
-    };
-    (@ty $x:ident $t:ty) => { $t };
-}
-float_impls!(ScaledMulAdd, (a, x, b));
-float_impls!(SmoothL1, (x, y));
-
-// Which dtypes each functor supports on `DynTensor`s (same format as weft's GPU kernel list).
-weft::impl_dyn_functors! {
-    "scaled_mul_add" (T, T, T) => ScaledMulAdd: [f32, f64, f16, bf16];
-    "smooth_l1"      (T, T)    => SmoothL1: [f32, f64, f16, bf16];
-}
 
 fn main() -> Result<(), Error> {
     // ---- typed tensors ------------------------------------------------------------------
@@ -143,18 +82,76 @@ fn main() -> Result<(), Error> {
         l.dtype()
     );
 
-    println!("{GPU_STEPS}");
+    gpu(&a, &x, &b)?;
     Ok(())
 }
 
 const GPU_STEPS: &str = "\
-GPU (coming; not available in this version of weft):
-  1. Put the functors above (structs + Functor impls, no std) in a `no_std` crate that depends
-     on weft with `default-features = false`.
-  2. List them once in the kernel-list format used above by `weft::impl_dyn_functors!`
-     (\"smooth_l1\" (T, T) => SmoothL1: [f32, f64, f16, bf16];); the GPU half will generate
-     the kernel entry points from the same list and build PTX with the pipeline of
-     gpu/build-ptx.sh (nightly, nvptx64).
-  3. At run time, load that PTX into a weft CUDA context and apply the functor to device
-     tensors through the same calls (map / zip_with / zip3_with).
-  Until then custom functors run on the CPU only; see README.md and gpu/README.md.";
+GPU steps (the same functors, the same calls, on device tensors):
+  1. The functor crate (gpu/examples/user-functors; copy it for your own) lists its functors once:
+       weft::gpu_user_kernels! { \"smooth_l1\" (T, T) => SmoothL1: [f32, f64, f16, bf16]; ... }
+  2. Build its PTX (nightly + rust-src + llvm-tools):
+       gpu/build-user-ptx.sh gpu/examples/user-functors target/user-ptx/user_functors.ptx
+  3. Load it and call the functor on device tensors (feature `cuda`):
+       let ctx = weft::device::ops::context(Device::Cuda(0))?;
+       ctx.load_module_file(\"target/user-ptx/user_functors.ptx\")?;
+       let loss = x_dev.try_zip_with(&t_dev, SmoothL1 { beta: 1.0 })?; // smooth_l1_f32_{c|s}
+  Run: cargo run --release --features cuda --example custom_functor";
+
+#[cfg(not(feature = "cuda"))]
+fn gpu(_: &Tensor<f32>, _: &Tensor<f32>, _: &Tensor<f32>) -> Result<(), Error> {
+    println!("{GPU_STEPS}");
+    println!("(built without the `cuda` feature: the GPU steps did not run)");
+    Ok(())
+}
+
+#[cfg(feature = "cuda")]
+fn gpu(a: &Tensor<f32>, x: &Tensor<f32>, b: &Tensor<f32>) -> Result<(), Error> {
+    use weft::Device;
+    println!("{GPU_STEPS}");
+    let ctx = match weft::device::ops::context(Device::Cuda(0)) {
+        Ok(c) => c,
+        Err(e) => {
+            println!("GPU steps not run: {e}");
+            return Ok(());
+        }
+    };
+    // The PTX of the example user crate, or $WEFT_USER_PTX.
+    let path = std::env::var_os("WEFT_USER_PTX").map_or_else(
+        || {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("target/user-ptx/user_functors.ptx")
+        },
+        Into::into,
+    );
+    if !path.exists() {
+        println!(
+            "GPU steps not run: {} is missing (run step 2, or set WEFT_USER_PTX)",
+            path.display()
+        );
+        return Ok(());
+    }
+    ctx.load_module_file(&path)?;
+    let dev = Device::Cuda(0);
+    // `x` is a transposed view; `to_device` copies it contiguous, so transpose on the device
+    // too (the strided kernel).
+    let ad = a.to_device(dev)?;
+    let xd = x.t().to_device(dev)?.permute(&[1, 0])?;
+    let bd = b.to_device(dev)?;
+    let y = ad.try_zip3_with(&xd, &bd, ScaledMulAdd { scale: 2.0 })?;
+    println!("GPU 2 * (a * x) + b = {:?}", y.to_vec::<f32>()?);
+    let cpu = a.zip3_with(x, b, ScaledMulAdd { scale: 2.0 });
+    assert_eq!(y.to_vec::<f32>()?, cpu.to_vec(), "GPU and CPU differ");
+    let t = Tensor::<f32>::zeros(&[1]).to_device(dev)?;
+    let loss = xd.try_zip_with(&t, SmoothL1 { beta: 1.0 })?;
+    println!(
+        "GPU smooth_l1(x, 0; beta = 1) = {:?}",
+        loss.to_vec::<f32>()?
+    );
+    // Mixed dtypes promote as on the CPU (f32 with f64 -> f64), converted inside the kernel.
+    let t64 = Tensor::<f64>::from_vec(vec![0.25], &[1])?.to_device(dev)?;
+    let l = xd.try_zip_with(&t64, SmoothL1 { beta: 0.5 })?;
+    println!("GPU smooth_l1(x: f32, t: f64 [1]) -> {}", l.dtype());
+    println!("GPU steps: done (results equal the CPU's)");
+    Ok(())
+}

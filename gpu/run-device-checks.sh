@@ -10,7 +10,8 @@
 #   gpu/run-device-checks.sh
 #     1. nvidia-smi (driver version, GPU);
 #     2. the GPU tests with WEFT_REQUIRE_GPU=1 (a missing driver is then a failure, not a skip),
-#        then the golden cases of ops.json through the device ops (tests/cuda_golden.rs);
+#        then the golden cases of ops.json through the device ops (tests/cuda_golden.rs), then
+#        the user-functor kernels of gpu/examples/user-functors (tests/user_ptx.rs);
 #     3. the bandwidth report at 2^28 elements (BANDWIDTH_LOG2 to change): device copy, then add,
 #        bcast_add, transposed_add, add_scalar, mixed_i64_f32, exp, where as fractions of copy.
 #        Aim: add >= 0.85 of copy; bcast_add and add_scalar within 1.1x of add; transposed
@@ -29,13 +30,19 @@ if [[ "${1:-}" == "--prepare" ]]; then
   golden_bin="$(cargo test --release --features cuda --test cuda_golden --no-run --message-format=json 2>/dev/null \
     | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)"
   [[ -x "$golden_bin" ]] || { echo "could not find the cuda_golden test binary" >&2; exit 1; }
+  user_bin="$(cargo test --release --features cuda --test user_ptx --no-run --message-format=json 2>/dev/null \
+    | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)"
+  [[ -x "$user_bin" ]] || { echo "could not find the user_ptx test binary" >&2; exit 1; }
   mkdir -p "$bin/golden"
+  # The example user functor crate's PTX (needs nightly here; the GPU machine has no Rust).
+  gpu/build-user-ptx.sh gpu/examples/user-functors "$bin/user_functors.ptx"
+  cp "$user_bin" "$bin/user-ptx-tests"
   cp "$test_bin" "$bin/cuda-tests"
   cp "$golden_bin" "$bin/cuda-golden"
   # The golden cases travel with the binaries (the device machine has no ../shared).
   cp "${WEFT_GOLDEN_DIR:-$root/../shared/golden}"/*.json "$bin/golden/"
   cp target/release/examples/gpu_bandwidth "$bin/gpu_bandwidth"
-  strip "$bin/cuda-tests" "$bin/cuda-golden" "$bin/gpu_bandwidth" 2>/dev/null || true
+  strip "$bin/cuda-tests" "$bin/cuda-golden" "$bin/user-ptx-tests" "$bin/gpu_bandwidth" 2>/dev/null || true
   ls -la "$bin"
   echo "carry target/device-bin and run: gpu/run-device-checks.sh"
   exit 0
@@ -60,6 +67,8 @@ exec > >(tee "$log") 2>&1
   else
     WEFT_REQUIRE_GPU=1 WEFT_GOLDEN_DIR="$bin/golden" "$bin/cuda-golden" --nocapture || status=1
   fi
+  echo; echo "== user functors on the GPU (tests/user_ptx.rs, WEFT_REQUIRE_GPU=1)"
+  WEFT_REQUIRE_GPU=1 WEFT_USER_PTX="$bin/user_functors.ptx" "$bin/user-ptx-tests" --test-threads=1 --nocapture || status=1
   echo; echo "== bandwidth (2^${BANDWIDTH_LOG2:-28} elements)"
   if [[ -x "$bin/gpu_bandwidth" ]]; then
     "$bin/gpu_bandwidth" "${BANDWIDTH_LOG2:-28}" | tee "$report/bandwidth.md" || status=1

@@ -70,6 +70,24 @@ struct Inner {
     stream: Arc<CudaStream>,
     /// One module per op, JIT-compiled by the driver on the op's first launch.
     modules: std::sync::Mutex<std::collections::HashMap<String, Arc<CudaModule>>>,
+    /// Modules loaded by [`CudaContext::load_module`] (user functor kernels), in load order.
+    user_modules: std::sync::Mutex<Vec<UserModule>>,
+}
+
+/// A PTX module loaded at run time, with the names of the kernels it defines.
+struct UserModule {
+    name: String,
+    entries: std::collections::HashSet<String>,
+    module: Arc<CudaModule>,
+}
+
+/// Where [`CudaContext::launch_from`] finds its kernel.
+#[derive(Copy, Clone)]
+enum KernelSource {
+    /// weft's own committed PTX (the op's module).
+    Builtin,
+    /// The modules loaded with [`CudaContext::load_module`].
+    User,
 }
 
 /// One CUDA device with weft's kernels loaded. Cheap to clone (shared).
@@ -106,6 +124,7 @@ impl CudaContext {
                 _ctx: ctx,
                 stream,
                 modules: Default::default(),
+                user_modules: Default::default(),
             }),
         })
     }
@@ -142,6 +161,84 @@ impl CudaContext {
             .map_err(|e| device_error(&format!("loading the kernels of {op}"), e))?;
         m.insert(op.to_string(), module.clone());
         Ok(module)
+    }
+
+    /// Loads a PTX module built by `gpu/build-user-ptx.sh` (the kernels of
+    /// [`gpu_user_kernels!`](crate::gpu_user_kernels)) under `name`; the driver JIT-compiles it
+    /// for this device. Its kernels are then found by name by the custom-functor calls on device
+    /// tensors (`CudaTensor::zip_with`, ...) and [`CudaContext::launch_user`]. Loading a name
+    /// again replaces that module; a kernel defined by several modules is taken from the one
+    /// loaded last.
+    pub fn load_module(&self, name: &str, ptx: &str) -> Result<()> {
+        let entries: std::collections::HashSet<String> =
+            crate::device::user_kernels::ptx_entry_names(ptx)
+                .into_iter()
+                .collect();
+        if entries.is_empty() {
+            return Err(Error::InvalidArgument {
+                op: "load_module",
+                reason: format!("module {name}: the PTX defines no kernel (.entry)"),
+            });
+        }
+        let module = self
+            ._ctx_ref()
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .map_err(|e| device_error(&format!("loading PTX module {name}"), e))?;
+        let mut m = self
+            .inner
+            .user_modules
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        m.retain(|u| u.name != name);
+        m.push(UserModule {
+            name: name.to_string(),
+            entries,
+            module,
+        });
+        Ok(())
+    }
+
+    /// [`CudaContext::load_module`] with the PTX read from a file; the module is named after
+    /// the file stem.
+    pub fn load_module_file(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
+        let path = path.as_ref();
+        let ptx = std::fs::read_to_string(path).map_err(|e| Error::InvalidArgument {
+            op: "load_module_file",
+            reason: format!("{}: {e}", path.display()),
+        })?;
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        self.load_module(&name, &ptx)
+    }
+
+    /// The names of the modules loaded with [`CudaContext::load_module`], in load order.
+    pub fn user_modules(&self) -> Vec<String> {
+        let m = self
+            .inner
+            .user_modules
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        m.iter().map(|u| u.name.clone()).collect()
+    }
+
+    /// Kernel `name` from the loaded user modules (the last loaded first).
+    fn user_function(&self, name: &str) -> Result<cudarc::driver::CudaFunction> {
+        let m = self
+            .inner
+            .user_modules
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let Some(u) = m.iter().rev().find(|u| u.entries.contains(name)) else {
+            let loaded: Vec<&str> = m.iter().map(|u| u.name.as_str()).collect();
+            return Err(Error::Device {
+                reason: user_kernel_missing(name, &loaded),
+            });
+        };
+        u.module
+            .load_function(name)
+            .map_err(|e| device_error(&format!("kernel {name} of module {}", u.name), e))
     }
 
     fn _ctx_ref(&self) -> &Arc<RawContext> {
@@ -288,6 +385,57 @@ impl CudaContext {
         inputs: &[&CudaTensor],
         also_broadcast: Option<&[usize]>,
     ) -> Result<CudaTensor> {
+        self.launch_from(
+            KernelSource::Builtin,
+            op,
+            kernel_t,
+            f,
+            types,
+            inputs,
+            also_broadcast,
+        )
+    }
+
+    /// Launches kernel `{op}_{kernel_t}_{c|s}` of a module loaded with
+    /// [`CudaContext::load_module`] over `inputs` (broadcast) into a new tensor of dtype
+    /// `types[0]`. `types` is the kernel's signature: output dtype, then each argument's
+    /// ([`DynFunctor::signature`](crate::ops::custom::DynFunctor::signature)); operands of other
+    /// dtypes go through the strided kernel, which converts them. `f` is the functor value,
+    /// copied byte for byte into the kernel argument: it must be the type the kernel was
+    /// compiled with (`#[repr(C)]` plain data). The custom-functor calls on [`CudaTensor`]
+    /// (`map`, `zip_with`, ...) choose all of this from the functor's `DynFunctor` impl.
+    pub fn launch_user<F: Copy>(
+        &self,
+        op: &str,
+        kernel_t: DType,
+        f: F,
+        types: &[DType],
+        inputs: &[&CudaTensor],
+    ) -> Result<CudaTensor> {
+        if types.len() != inputs.len() + 1 {
+            return Err(Error::InvalidArgument {
+                op: "launch_user",
+                reason: format!(
+                    "{} types for {} inputs (the output's, then one per input)",
+                    types.len(),
+                    inputs.len()
+                ),
+            });
+        }
+        self.launch_from(KernelSource::User, op, kernel_t, f, types, inputs, None)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn launch_from<F: Copy>(
+        &self,
+        source: KernelSource,
+        op: &str,
+        kernel_t: DType,
+        f: F,
+        types: &[DType],
+        inputs: &[&CudaTensor],
+        also_broadcast: Option<&[usize]>,
+    ) -> Result<CudaTensor> {
         for t in inputs {
             if !Arc::ptr_eq(&t.ctx.inner, &self.inner) {
                 return Err(Error::InvalidArgument {
@@ -349,9 +497,12 @@ impl CudaContext {
         let kernel_dtype = kernel_t;
         let run = |variant: &str, first: FirstArg, threads: u64| -> Result<()> {
             let name = kernel_name(op, kernel_dtype, variant);
-            let func = self.module(op)?.load_function(&name).map_err(|e| {
-                device_error(&format!("kernel {name} (not in gpu/kernels.ptx?)"), e)
-            })?;
+            let func = match source {
+                KernelSource::Builtin => self.module(op)?.load_function(&name).map_err(|e| {
+                    device_error(&format!("kernel {name} (not in gpu/kernels.ptx?)"), e)
+                })?,
+                KernelSource::User => self.user_function(&name)?,
+            };
             let mut b = stream.launch_builder(&func);
             match &first {
                 FirstArg::Numel(n) => b.arg(n),
@@ -422,6 +573,22 @@ pub fn op_module_ptx(ptx: &str, op: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The error text for a user kernel that no loaded module defines.
+pub fn user_kernel_missing(name: &str, loaded: &[&str]) -> String {
+    if loaded.is_empty() {
+        format!(
+            "kernel {name} not found: no user PTX module is loaded (build your functor crate with \
+             gpu/build-user-ptx.sh, then CudaContext::load_module / load_module_file)"
+        )
+    } else {
+        format!(
+            "kernel {name} not found in the loaded user modules ({}): is its op and dtype listed \
+             in the crate's weft::gpu_user_kernels!, and the PTX rebuilt since?",
+            loaded.join(", ")
+        )
+    }
 }
 
 /// The first kernel parameter of each variant (a short-lived stack value, hence the size).

@@ -3,15 +3,20 @@
 //! * [`layout`] (`no_std`): the layout and per-thread bodies shared by the GPU kernels and the
 //!   host emulation tests;
 //! * [`kernel_list`] (`no_std`): the one list of (op, functor, types) compiled to PTX;
-//! * `cuda` (feature `cuda`): the CUDA context, device tensors, copies and launches.
+//! * [`user_kernels`] (`no_std`): `gpu_user_kernels!`, the kernels of your own functor crate;
+//! * `cuda` (feature `cuda`): the CUDA context, device tensors, copies and launches; `user`: your
+//!   functors on device tensors (PTX loaded at run time).
 
 pub mod kernel_list;
 pub mod layout;
+pub mod user_kernels;
 
 #[cfg(feature = "cuda")]
 pub mod cuda;
 #[cfg(feature = "cuda")]
 pub mod ops;
+#[cfg(feature = "cuda")]
+pub mod user;
 
 /// Where a tensor's elements live.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]

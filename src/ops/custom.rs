@@ -81,11 +81,12 @@
 //!
 //! # GPU
 //!
-//! A functor written to the contract above is `no_std` code; the same source is meant to compile
-//! to PTX with the pipeline weft uses for its own kernels (`gpu/README.md`), from a list in the
-//! [`impl_dyn_functors!`] format. That half (a build helper for your functor crate, loading its
-//! PTX at run time, device tensors through this API) is **not built yet**; until then custom
-//! functors run on the CPU only.
+//! A functor written to the contract above is `no_std` code, and compiles to PTX with the
+//! pipeline weft uses for its own kernels: put it in a crate (template:
+//! `gpu/examples/user-functors/`), list it in [`gpu_user_kernels!`](crate::gpu_user_kernels)
+//! (this list format; it also writes the `DynFunctor` impls), build the PTX with
+//! `gpu/build-user-ptx.sh`, load it with `CudaContext::load_module` (feature `cuda`) and call
+//! `map` / `zip_with` / `zip3_with` on device tensors. See [`crate::device::user_kernels`].
 
 use crate::dtype::DType;
 use crate::dyn_tensor::{DynElement, DynTensor};
@@ -492,6 +493,14 @@ pub trait DynFunctor: Copy + Send + Sync {
     /// Runs the instantiation for computation dtype `compute` through `call`
     /// ([`DynCall::run`]), or returns [`DynCall::unsupported`] for a dtype not listed.
     fn launch(&self, compute: DType, call: DynCall<'_>) -> Result<DynTensor>;
+    /// The dtypes of the instantiation for computation dtype `compute`, output first, then each
+    /// argument: what its GPU kernels `{NAME}_{compute}_{c|s}` write and read. `None` for a dtype
+    /// not listed (or, by default, for a functor with no GPU kernels).
+    /// [`impl_dyn_functors!`] and [`gpu_user_kernels!`](crate::gpu_user_kernels) write it.
+    fn signature(compute: DType) -> Option<Signature> {
+        let _ = compute;
+        None
+    }
 }
 
 /// The prepared operands of a [`DynFunctor`] run, handed to [`DynFunctor::launch`].
@@ -567,6 +576,21 @@ fn arity_error(name: &'static str, want: usize, got: usize) -> Error {
     }
 }
 
+/// A kernel signature: the output dtype, then each argument's ([`DynFunctor::signature`]).
+pub type Signature = Vec<DType>;
+
+/// The [`Signature`] of `F`'s instantiation for argument types `Args`.
+pub fn signature_of<Args, F>() -> Signature
+where
+    Args: KernelArgs,
+    F: Functor<Args>,
+    F::Output: Element,
+{
+    let mut v = vec![<F::Output as Element>::DTYPE];
+    v.extend(Args::dtypes());
+    v
+}
+
 /// Options of a runtime-dtype custom op; `DynApply::new(f).run(&[&a, &b])`.
 #[derive(Copy, Clone, Debug)]
 pub struct DynApply<'a, F> {
@@ -616,21 +640,13 @@ impl<'a, F: DynFunctor> DynApply<'a, F> {
         if inputs.len() != F::ARITY {
             return Err(arity_error(F::NAME, F::ARITY, inputs.len()));
         }
-        let (compute, promote, int_to_float) = match self.promotion {
-            Promotion::Common => (common_dtype(inputs, false), true, false),
-            Promotion::CommonFloat => (common_dtype(inputs, true), true, true),
-            Promotion::Same => {
-                let first = inputs[0].dtype();
-                if let Some(t) = inputs.iter().find(|t| t.dtype() != first) {
-                    return Err(Error::DTypeMismatch {
-                        op: F::NAME,
-                        expected: first,
-                        got: t.dtype(),
-                    });
-                }
-                (first, false, false)
-            }
-            Promotion::Fixed(d) => (d, false, false),
+        let dtypes: Vec<(DType, bool)> =
+            inputs.iter().map(|t| (t.dtype(), t.ndim() == 0)).collect();
+        let compute = compute_dtype(F::NAME, &dtypes, self.promotion)?;
+        let (promote, int_to_float) = match self.promotion {
+            Promotion::Common => (true, false),
+            Promotion::CommonFloat => (true, true),
+            Promotion::Same | Promotion::Fixed(_) => (false, false),
         };
         let call = DynCall {
             name: F::NAME,
@@ -646,23 +662,50 @@ impl<'a, F: DynFunctor> DynApply<'a, F> {
     }
 }
 
-/// `torch.result_type` of the inputs, as the iterator computes it with
-/// `promote_inputs_to_common_dtype` (and `promote_integer_inputs_to_float`).
-fn common_dtype(inputs: &[&DynTensor], int_to_float: bool) -> DType {
-    let st = inputs.iter().fold(ResultTypeState::new(), |st, t| {
-        let kind = if t.ndim() == 0 {
-            OperandKind::ZeroDim
+/// The computation dtype of a custom op over inputs `(dtype, is 0-d)` under `promotion` (shared
+/// by the CPU and the device runs). `Common`: `torch.result_type` of the inputs, as the iterator
+/// computes it with `promote_inputs_to_common_dtype` (and `promote_integer_inputs_to_float`).
+pub fn compute_dtype(
+    name: &'static str,
+    inputs: &[(DType, bool)],
+    promotion: Promotion,
+) -> Result<DType> {
+    let Some(&(first, _)) = inputs.first() else {
+        return Err(arity_error(name, 1, 0));
+    };
+    let common = |int_to_float: bool| {
+        let st = inputs
+            .iter()
+            .fold(ResultTypeState::new(), |st, &(d, zero_dim)| {
+                let kind = if zero_dim {
+                    OperandKind::ZeroDim
+                } else {
+                    OperandKind::Dimensioned
+                };
+                st.update(d, kind)
+            });
+        let c = st.finish().unwrap_or(first);
+        if int_to_float && !c.is_float() {
+            DType::DEFAULT_FLOAT
         } else {
-            OperandKind::Dimensioned
-        };
-        st.update(t.dtype(), kind)
-    });
-    let c = st.finish().unwrap_or(inputs[0].dtype());
-    if int_to_float && !c.is_float() {
-        DType::DEFAULT_FLOAT
-    } else {
-        c
-    }
+            c
+        }
+    };
+    Ok(match promotion {
+        Promotion::Common => common(false),
+        Promotion::CommonFloat => common(true),
+        Promotion::Same => {
+            if let Some(&(d, _)) = inputs.iter().find(|&&(d, _)| d != first) {
+                return Err(Error::DTypeMismatch {
+                    op: name,
+                    expected: first,
+                    got: d,
+                });
+            }
+            first
+        }
+        Promotion::Fixed(d) => d,
+    })
 }
 
 /// `f` over 1 to 3 `DynTensor`s with the default options (see [`DynApply`]).
@@ -787,8 +830,9 @@ macro_rules! __custom_args {
 }
 
 /// Implements [`DynFunctor`](crate::ops::custom::DynFunctor) for functors from a list in the
-/// format of weft's GPU kernel list (`src/device/kernel_list.rs`), so one list can later also
-/// generate the functors' GPU kernels:
+/// format of weft's GPU kernel list (`src/device/kernel_list.rs`). For a functor that also runs
+/// on the GPU, list it in [`gpu_user_kernels!`](crate::gpu_user_kernels) instead, which writes
+/// these impls and the kernels from the same list:
 ///
 /// ```text
 /// weft::impl_dyn_functors! {
@@ -829,6 +873,21 @@ macro_rules! impl_dyn_functors {
                     }
                 )+
                 Err(call.unsupported(compute))
+            }
+            fn signature(
+                compute: $crate::DType,
+            ) -> ::core::option::Option<$crate::ops::custom::Signature> {
+                $(
+                    if compute == $crate::__custom_dtype!($t) {
+                        #[allow(dead_code)]
+                        type T = $crate::__custom_type!($t);
+                        type Args = $crate::__custom_args!(@tuple $args);
+                        return ::core::option::Option::Some(
+                            $crate::ops::custom::signature_of::<Args, Self>(),
+                        );
+                    }
+                )+
+                ::core::option::Option::None
             }
         }
     )*};
