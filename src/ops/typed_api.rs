@@ -364,9 +364,16 @@ where
     binary(op, da.operand(), db.operand(), Some(&wrap(out))).map(|_| ())
 }
 
+/// Whether the runner computes `op` in `C` with another functor than `f::$op`: f32
+/// exp/sigmoid/tanh run the vectorizable `functors::fastmath` forms there, so the direct
+/// path (which calls `f::$op`) would give other last bits; those go to the runner.
+fn runner_only<C: Element>(op: UnaryOp) -> bool {
+    C::DTYPE == crate::DType::F32 && matches!(op, UnaryOp::Exp | UnaryOp::Sigmoid | UnaryOp::Tanh)
+}
+
 /// `f(a)` into a new tensor; `fallback` is the runner for the general case.
 fn unary_new<T, C, O, F>(
-    name: &'static str,
+    op: UnaryOp,
     f: F,
     a: &Tensor<T>,
     fallback: impl FnOnce(&DynTensor) -> Result<DynTensor>,
@@ -378,7 +385,7 @@ where
     F: Functor<(C,), Output = O>,
 {
     let n = a.numel();
-    if a.is_contiguous() && n <= FAST_MAX {
+    if a.is_contiguous() && n <= FAST_MAX && !runner_only::<C>(op) {
         let out = Tensor::<O>::try_zeros(a.shape())?;
         let (pa, po) = (a.data_ptr(), out.storage().as_mut_ptr());
         for i in 0..n {
@@ -387,11 +394,12 @@ where
         }
         return Ok(out);
     }
-    unwrap_as(name, fallback(&wrap(a))?)
+    unwrap_as(op.name(), fallback(&wrap(a))?)
 }
 
 /// `f(a)` into `out`.
 fn unary_into<T, C, O, U, F>(
+    op: UnaryOp,
     f: F,
     a: &Tensor<T>,
     out: &Tensor<U>,
@@ -406,6 +414,7 @@ where
 {
     let n = a.numel();
     if O::DTYPE == U::DTYPE
+        && !runner_only::<C>(op)
         && a.is_contiguous()
         && out.is_contiguous()
         && n <= FAST_MAX
@@ -523,7 +532,7 @@ macro_rules! unary_methods {
         impl<T: DynElement> Tensor<T> where $($bounds)* {$(
             #[doc = concat!("`", stringify!($name), "(self)`.")]
             pub fn $try_name(&self) -> Result<Tensor<$O>> {
-                unary_new::<T, $C, $O, _>(UnaryOp::$op.name(), f::$op, self, |d| unary(UnaryOp::$op, d, None))
+                unary_new::<T, $C, $O, _>(UnaryOp::$op, f::$op, self, |d| unary(UnaryOp::$op, d, None))
             }
             #[doc = concat!("`", stringify!($name), "(self)`; panics on error.")]
             pub fn $name(&self) -> Tensor<$O> {
@@ -531,7 +540,7 @@ macro_rules! unary_methods {
             }
             #[doc = concat!("`", stringify!($name), "` into `out` (the result must cast safely to `U`).")]
             pub fn $try_out<U: DynElement>(&self, out: &mut Tensor<U>) -> Result<()> {
-                unary_into::<T, $C, $O, U, _>(f::$op, self, out, |d, o| unary(UnaryOp::$op, d, Some(o)))
+                unary_into::<T, $C, $O, U, _>(UnaryOp::$op, f::$op, self, out, |d, o| unary(UnaryOp::$op, d, Some(o)))
             }
             #[doc = concat!("`", stringify!($name), "` into `out`; panics on error.")]
             pub fn $out<U: DynElement>(&self, out: &mut Tensor<U>) {
@@ -543,7 +552,7 @@ macro_rules! unary_methods {
         impl<T: DynElement> Tensor<T> where $($bounds)* {$(
             #[doc = concat!("In-place `", stringify!($op), "`.")]
             pub fn $try_inplace(&mut self) -> Result<()> {
-                unary_into::<T, $C, $O, T, _>(f::$op, self, self, |d, o| unary(UnaryOp::$op, d, Some(o)))
+                unary_into::<T, $C, $O, T, _>(UnaryOp::$op, f::$op, self, self, |d, o| unary(UnaryOp::$op, d, Some(o)))
             }
             #[doc = concat!("In-place `", stringify!($op), "`; panics on error.")]
             pub fn $inplace(&mut self) {
