@@ -664,7 +664,7 @@ fn run_all(o: Opts) {
         );
         b.run_tiny(
             "tiny_add_typed_scalar",
-            &mut || drop(black_box(black_box(&xa) + 2.0f32)),
+            &mut || drop(black_box(black_box(&xa) + 2.0f64)),
             &mut || drop(black_box(&na + 2.0)),
             "Tensor<f32> &a + 2.0; limit = ndarray &a + 2.0",
         );

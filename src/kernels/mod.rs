@@ -91,10 +91,80 @@ mod half_blocks {
     use half::slice::HalfFloatSliceExt;
     use half::{bf16, f16};
 
+    /// F16C conversions, 8 lanes at a time (`vcvtph2ps` / `vcvtps2ph` round to nearest even,
+    /// as `half` does); `None` when the CPU lacks F16C.
+    #[cfg(target_arch = "x86_64")]
+    mod f16c {
+        use core::arch::x86_64::*;
+        use half::f16;
+
+        #[target_feature(enable = "avx,f16c")]
+        unsafe fn to_f32(src: *const u16, dst: *mut f32, n: usize) {
+            let mut i = 0;
+            while i + 8 <= n {
+                // SAFETY: i + 8 <= n elements of both buffers (the caller's contract).
+                unsafe {
+                    let h = _mm_loadu_si128(src.add(i) as *const __m128i);
+                    _mm256_storeu_ps(dst.add(i), _mm256_cvtph_ps(h));
+                }
+                i += 8;
+            }
+            for j in i..n {
+                // SAFETY: j < n.
+                unsafe { dst.add(j).write(f16::from_bits(src.add(j).read()).to_f32()) };
+            }
+        }
+
+        #[target_feature(enable = "avx,f16c")]
+        unsafe fn from_f32(src: *const f32, dst: *mut u16, n: usize) {
+            let mut i = 0;
+            while i + 8 <= n {
+                // SAFETY: i + 8 <= n elements of both buffers (the caller's contract).
+                unsafe {
+                    let v = _mm256_loadu_ps(src.add(i));
+                    let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(v);
+                    _mm_storeu_si128(dst.add(i) as *mut __m128i, h);
+                }
+                i += 8;
+            }
+            for j in i..n {
+                // SAFETY: j < n.
+                unsafe { dst.add(j).write(f16::from_f32(src.add(j).read()).to_bits()) };
+            }
+        }
+
+        /// # Safety
+        /// `src` valid for `n` reads, `dst` for `n` writes.
+        pub(in crate::kernels) unsafe fn load(src: *const u16, dst: *mut f32, n: usize) -> bool {
+            if std::is_x86_feature_detected!("f16c") {
+                // SAFETY: F16C (and AVX, which it implies) present; the caller's contract.
+                unsafe { to_f32(src, dst, n) };
+                return true;
+            }
+            false
+        }
+
+        /// # Safety
+        /// `src` valid for `n` reads, `dst` for `n` writes.
+        pub(in crate::kernels) unsafe fn store(src: *const f32, dst: *mut u16, n: usize) -> bool {
+            if std::is_x86_feature_detected!("f16c") {
+                // SAFETY: as in `load`.
+                unsafe { from_f32(src, dst, n) };
+                return true;
+            }
+            false
+        }
+    }
+
     /// # Safety
     /// As [`load_cast`].
     pub(super) unsafe fn load_f16(src: *const u8, stride: isize, n: usize, dst: *mut f32) {
         if stride == 2 {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the contract: `n` valid f16 at unit stride, `dst` valid for `n` writes.
+            if unsafe { f16c::load(src as *const u16, dst, n) } {
+                return;
+            }
             // SAFETY: the contract: `n` valid, aligned f16 at unit stride, `dst` valid for `n`
             // writes; a block buffer never overlaps tensor memory.
             let (s, d) = unsafe {
@@ -114,6 +184,11 @@ mod half_blocks {
     /// As [`store_cast`].
     pub(super) unsafe fn store_f16(src: *const f32, dst: *mut u8, stride: isize, n: usize) {
         if stride == 2 {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as in `load_f16`, with the roles swapped.
+            if unsafe { f16c::store(src, dst as *mut u16, n) } {
+                return;
+            }
             // SAFETY: as in `load_f16`, with the roles swapped.
             let (s, d) = unsafe {
                 (
@@ -128,18 +203,53 @@ mod half_blocks {
         }
     }
 
+    /// `dst[i] = bf16 bits src[i] as f32`, compiled for AVX2 when present (16 lanes a cycle).
+    #[inline(always)]
+    unsafe fn bf16_to_f32_loop(src: *const u16, dst: *mut f32, n: usize) {
+        for i in 0..n {
+            // SAFETY: the caller's bound.
+            unsafe {
+                dst.add(i)
+                    .write(f32::from_bits((src.add(i).read() as u32) << 16))
+            };
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn f32_to_bf16_loop(src: *const f32, dst: *mut u16, n: usize) {
+        for i in 0..n {
+            // SAFETY: the caller's bound.
+            unsafe { dst.add(i).write(f32_to_bf16_bits(src.add(i).read())) };
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn bf16_to_f32_avx2(src: *const u16, dst: *mut f32, n: usize) {
+        // SAFETY: the caller's contract.
+        unsafe { bf16_to_f32_loop(src, dst, n) }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn f32_to_bf16_avx2(src: *const f32, dst: *mut u16, n: usize) {
+        // SAFETY: the caller's contract.
+        unsafe { f32_to_bf16_loop(src, dst, n) }
+    }
+
     /// # Safety
     /// As [`load_cast`].
     pub(super) unsafe fn load_bf16(src: *const u8, stride: isize, n: usize, dst: *mut f32) {
         if stride == 2 {
             let src = src as *const u16;
-            for i in 0..n {
-                // SAFETY: the contract, unit stride.
-                unsafe {
-                    dst.add(i)
-                        .write(f32::from_bits((src.add(i).read() as u32) << 16))
-                };
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: AVX2 present; the contract, unit stride.
+                unsafe { bf16_to_f32_avx2(src, dst, n) };
+                return;
             }
+            // SAFETY: the contract, unit stride.
+            unsafe { bf16_to_f32_loop(src, dst, n) }
         } else {
             // SAFETY: the same contract.
             unsafe { load_cast::<bf16, f32>(src, stride, n, dst) }
@@ -165,10 +275,14 @@ mod half_blocks {
     pub(super) unsafe fn store_bf16(src: *const f32, dst: *mut u8, stride: isize, n: usize) {
         if stride == 2 {
             let dst = dst as *mut u16;
-            for i in 0..n {
-                // SAFETY: the contract, unit stride.
-                unsafe { dst.add(i).write(f32_to_bf16_bits(src.add(i).read())) };
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: AVX2 present; the contract, unit stride.
+                unsafe { f32_to_bf16_avx2(src, dst, n) };
+                return;
             }
+            // SAFETY: the contract, unit stride.
+            unsafe { f32_to_bf16_loop(src, dst, n) }
         } else {
             // SAFETY: the same contract.
             unsafe { store_cast::<f32, bf16>(src, dst, stride, n) }
@@ -675,6 +789,29 @@ fn transposed_tiles<K: InnerLoop, const NT: usize>(
         let jn = TILE.min(n1 - j0);
         for i0 in (0..n0).step_by(TILE) {
             let m = TILE.min(n0 - i0);
+            // The next tile's lines are scattered over 64 rows of every operand (4 cache lines
+            // each), too many streams for the hardware prefetcher: ask for them now, so that
+            // they arrive while this tile is computed.
+            let i1 = i0 + TILE;
+            if i1 < n0 {
+                let mn = TILE.min(n0 - i1);
+                for i in 0..NT {
+                    let e = sizes[i];
+                    let (lines, len, step) = if slot[i] != usize::MAX {
+                        (mn, jn * e, inner[i])
+                    } else {
+                        (jn, mn * e, outer[i])
+                    };
+                    let start =
+                        ptrs[i].wrapping_offset(j0 as isize * outer[i] + i1 as isize * inner[i]);
+                    for l in 0..lines {
+                        let line = start.wrapping_offset(l as isize * step);
+                        for b in (0..len).step_by(64) {
+                            prefetch(line.wrapping_add(b));
+                        }
+                    }
+                }
+            }
             for i in 0..NT {
                 if slot[i] != usize::MAX {
                     let dst = base.wrapping_add(slot[i] * TILE * TILE * 8);
@@ -698,4 +835,16 @@ fn transposed_tiles<K: InnerLoop, const NT: usize>(
             }
         }
     }
+}
+
+/// A hint to load the cache line at `p` (never faults, whatever `p` is).
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetch is a hint; it does not access memory architecturally and never faults.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
