@@ -245,7 +245,7 @@ pub fn gelu(
     let iter = build_unary_iter("gelu", false, false, x, out)?;
     if x.dtype() == DType::F32 && approximate == f::GeluApproximate::None {
         // The vectorizable form (functors::fastmath).
-        run_unary::<f32, _>(&iter, LoopCost::Expensive, f::fastmath::FastGelu)?;
+        run_unary::<f32, _>(&iter, super::unary::FAST_F32, f::fastmath::FastGelu)?;
         return Ok(finish(iter, out));
     }
     dispatch_dtypes!(x.dtype(), float, C => run_unary::<C, _>(&iter, LoopCost::Expensive, f::Gelu { approximate })?,

@@ -58,6 +58,12 @@ pub(crate) fn build_unary_iter(
     c.add_const_input(a).build()
 }
 
+/// Grain of the vectorized f32 transcendentals (`functors::fastmath`): 0.5 (exp) to 1 (gelu)
+/// ns/element on one core in `examples/bench_report`, so 16384 elements are 8-16 µs of work,
+/// well above rayon's dispatch cost; libm's `Expensive` grain (2048) split them into chunks
+/// of 1-2 µs.
+pub(crate) const FAST_F32: LoopCost = LoopCost::Moderate;
+
 fn cost(op: UnaryOp) -> LoopCost {
     match op {
         UnaryOp::Neg
@@ -118,17 +124,18 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
         UnaryOp::Sign => run!(all, f::Sign),
         UnaryOp::Relu => run!(numeric, f::Relu),
         // f32: the branch-free, vectorizable forms (functors::fastmath); libm otherwise.
+        // Measured 0.5-1 ns/element (8 lanes), not the ~10+ of libm: the `Moderate` grain.
         UnaryOp::Exp if compute == DType::F32 => {
-            run_unary::<f32, _>(&iter, c, f::fastmath::FastExp)
+            run_unary::<f32, _>(&iter, FAST_F32, f::fastmath::FastExp)
         }
         UnaryOp::Sigmoid if compute == DType::F32 => {
-            run_unary::<f32, _>(&iter, c, f::fastmath::FastSigmoid)
+            run_unary::<f32, _>(&iter, FAST_F32, f::fastmath::FastSigmoid)
         }
         UnaryOp::Tanh if compute == DType::F32 => {
-            run_unary::<f32, _>(&iter, c, f::fastmath::FastTanh)
+            run_unary::<f32, _>(&iter, FAST_F32, f::fastmath::FastTanh)
         }
         UnaryOp::Gelu if compute == DType::F32 => {
-            run_unary::<f32, _>(&iter, c, f::fastmath::FastGelu)
+            run_unary::<f32, _>(&iter, FAST_F32, f::fastmath::FastGelu)
         }
         UnaryOp::Exp => run!(float, f::Exp),
         UnaryOp::Expm1 => run!(float, f::Expm1),
