@@ -99,6 +99,13 @@ fn benches(c: &mut Criterion) {
     g.bench_function("weft DynTensor", |x| {
         x.iter(|| black_box(black_box(&ta).add(&tb)))
     });
+    let (xa, xb) = (
+        ta.as_typed::<f32>().unwrap().clone(),
+        tb.as_typed::<f32>().unwrap().clone(),
+    );
+    g.bench_function("weft Tensor<f32>", |x| {
+        x.iter(|| black_box(black_box(&xa) + &xb))
+    });
     g.bench_function("ndarray &a + &b", |x| {
         x.iter(|| black_box(black_box(&n4a) + &n4b))
     });

@@ -652,21 +652,21 @@ fn run_all(o: Opts) {
             &mut nd_add,
             "DynTensor a.add(&b) (fresh); limit = ndarray &a + &b",
         );
+        let (xa, xb) = (
+            ta.as_typed::<f32>().unwrap().clone(),
+            tb.as_typed::<f32>().unwrap().clone(),
+        );
         b.run_tiny(
             "tiny_add_typed",
-            &mut || {
-                drop(black_box(
-                    weft::ops::binary::binary(
-                        weft::functors::BinaryOp::Add,
-                        black_box(&ta).into(),
-                        black_box(&tb).into(),
-                        None,
-                    )
-                    .unwrap(),
-                ))
-            },
+            &mut || drop(black_box(black_box(&xa) + black_box(&xb))),
             &mut nd_add,
-            "Tensor<f32> API not on main: ops::binary::binary (the runner it will call)",
+            "Tensor<f32> &a + &b (fresh); limit = ndarray &a + &b",
+        );
+        b.run_tiny(
+            "tiny_add_typed_scalar",
+            &mut || drop(black_box(black_box(&xa) + 2.0f64)),
+            &mut || drop(black_box(&na + 2.0)),
+            "Tensor<f32> &a + 2.0; limit = ndarray &a + 2.0",
         );
         b.run_tiny(
             "tiny_add_scalar",

@@ -230,3 +230,212 @@ fn unary_f32_fast_ops_match_functions() {
         }
     }
 }
+
+// ------------------------------------------------------------------ round 2 fast paths
+
+use weft::Scalar;
+use weft::functors::BinaryOp;
+use weft::ops::binary::binary;
+
+/// `Ok(values)` or the error's text: the fast and the general path must agree on both.
+fn outcome(r: weft::Result<DynTensor>) -> Result<(DType, String), String> {
+    r.map(|t| (t.dtype(), format!("{:?}", t.to_values())))
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn direct_small_path_matches_iterator_path() {
+    // Small contiguous same-dtype operands (and f32/f64 with a scalar) take the direct path in
+    // `ops::binary`; the same op into a preallocated output, and on a non-contiguous copy, take
+    // the iterator. All must agree (values, dtype, errors), and add matches a naive loop.
+    const OPS: [BinaryOp; 12] = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Maximum,
+        BinaryOp::Pow,
+        BinaryOp::Atan2,
+        BinaryOp::FloorDivide,
+        BinaryOp::Remainder,
+        BinaryOp::BitwiseAnd,
+        BinaryOp::Lt,
+        BinaryOp::Hypot,
+    ];
+    const DT: [DType; 8] = [
+        DType::Bool,
+        DType::U8,
+        DType::I32,
+        DType::I64,
+        DType::F32,
+        DType::F64,
+        DType::F16,
+        DType::BF16,
+    ];
+    let strat = (
+        proptest::collection::vec(0usize..5, 0..4),
+        0usize..DT.len(),
+        0usize..OPS.len(),
+        any::<u64>(),
+        any::<bool>(),
+    );
+    runner(400)
+        .run(&strat, |(shape, d, op, seed, with_scalar)| {
+            let (dtype, op) = (DT[d], OPS[op]);
+            let mk = |s: u64| {
+                let t =
+                    DynTensor::from(Tensor::<i64>::randint(&shape, -6, 7, s).unwrap()).to(dtype);
+                if dtype.is_float() { t.mul(0.75) } else { t }
+            };
+            let (a, b) = (mk(seed), mk(seed ^ 5));
+            let b_op: weft::ops::Operand = if with_scalar {
+                Scalar::Float(1.25).into()
+            } else {
+                (&b).into()
+            };
+            let fast = outcome(binary(op, (&a).into(), b_op, None));
+            // Iterator path 1: into a preallocated output of the result dtype.
+            if let Ok((rd, _)) = &fast {
+                let out = DynTensor::zeros(*rd, &shape).unwrap();
+                let via_out = outcome(binary(op, (&a).into(), b_op, Some(&out)).map(|_| out));
+                prop_assert_eq!(&fast, &via_out, "{:?} {:?} into out", op, dtype);
+            }
+            // Iterator path 2: a non-contiguous copy of `a` (every other element of a wider
+            // tensor).
+            if let Some(&last) = shape.last()
+                && last > 1
+            {
+                let mut wide_shape = shape.clone();
+                *wide_shape.last_mut().unwrap() = 2 * last;
+                let nd = shape.len();
+                let mut view = DynTensor::zeros(dtype, &wide_shape).unwrap().slice(
+                    (nd - 1) as isize,
+                    None,
+                    None,
+                    2,
+                );
+                view.copy_(&a);
+                prop_assert!(!view.is_contiguous());
+                let strided = outcome(binary(op, (&view).into(), b_op, None));
+                prop_assert_eq!(&fast, &strided, "{:?} {:?} strided", op, dtype);
+            }
+            // Naive reference for f32 add.
+            if op == BinaryOp::Add && dtype == DType::F32 && !with_scalar {
+                let f = |v: &Value| match v {
+                    Value::F32(x) => *x,
+                    _ => unreachable!(),
+                };
+                let want: Vec<Value> = a
+                    .to_values()
+                    .iter()
+                    .zip(b.to_values().iter())
+                    .map(|(x, y)| Value::F32(f(x) + f(y)))
+                    .collect();
+                prop_assert_eq!(fast, Ok((DType::F32, format!("{want:?}"))));
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// Every f16 (or bf16) bit pattern against a rotation of itself: add/sub/mul/div through the
+/// block-converting f32 path (contiguous: F16C / vectorized bf16; strided: per element) equal
+/// `half`'s per-element `from_f32(op(a.to_f32(), b.to_f32()))`, bit for bit (any NaN for NaN).
+#[test]
+fn half_precision_block_path_is_exact() {
+    fn check<H: weft::DynElement>(to: fn(H) -> f32, from: fn(f32) -> H, of_bits: fn(u16) -> H) {
+        let n = 1usize << 16;
+        let a: Vec<H> = (0..n).map(|i| of_bits(i as u16)).collect();
+        let b: Vec<H> = (0..n)
+            .map(|i| of_bits((i as u16).wrapping_mul(40_503).rotate_left(5)))
+            .collect();
+        let ta = DynTensor::from_vec(a.clone(), &[n]).unwrap();
+        let tb = DynTensor::from_vec(b.clone(), &[n]).unwrap();
+        // Strided copies: every other element of a [2n] tensor.
+        let strided = |t: &DynTensor| {
+            let mut v = DynTensor::zeros(t.dtype(), &[2 * n])
+                .unwrap()
+                .slice(0, None, None, 2);
+            v.copy_(t);
+            v
+        };
+        let (sa, sb) = (strided(&ta), strided(&tb));
+        type Op = fn(f32, f32) -> f32;
+        let ops: [(BinaryOp, Op); 4] = [
+            (BinaryOp::Add, |x, y| x + y),
+            (BinaryOp::Sub, |x, y| x - y),
+            (BinaryOp::Mul, |x, y| x * y),
+            (BinaryOp::Div, |x, y| x / y),
+        ];
+        let as_f32 = |v: &Value| match v {
+            Value::F32(x) => *x,
+            other => panic!("{other:?}"),
+        };
+        for (op, fx) in ops {
+            let want: Vec<f32> = a
+                .iter()
+                .zip(&b)
+                .map(|(&x, &y)| to(from(fx(to(x), to(y)))))
+                .collect();
+            for (x, y) in [(&ta, &tb), (&sa, &sb), (&ta, &sb)] {
+                let got = binary(op, x.into(), y.into(), None).unwrap();
+                for (i, (g, w)) in got.to_values().iter().map(as_f32).zip(&want).enumerate() {
+                    assert!(
+                        g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                        "{op:?} {:?} element {i}: {g} vs {w}",
+                        x.dtype()
+                    );
+                }
+            }
+        }
+    }
+    check::<weft::half::f16>(
+        weft::half::f16::to_f32,
+        weft::half::f16::from_f32,
+        weft::half::f16::from_bits,
+    );
+    check::<weft::half::bf16>(
+        weft::half::bf16::to_f32,
+        weft::half::bf16::from_f32,
+        weft::half::bf16::from_bits,
+    );
+}
+
+#[test]
+fn transposed_gather_all_element_sizes() {
+    // One or two transposed inputs (gathered into the tile buffer) for 1-, 2-, 4- and 8-byte
+    // elements, past and around the tile size, into a contiguous output.
+    for (r, c) in [(64, 64), (65, 130), (130, 65), (129, 257)] {
+        for dtype in [
+            DType::U8,
+            DType::Bool,
+            DType::I16,
+            DType::F16,
+            DType::F32,
+            DType::I64,
+            DType::F64,
+        ] {
+            let (a, b) = (make(dtype, r, c, 1, 21), make(dtype, r, c, 1, 22));
+            let want = a.contiguous().add(&b.contiguous());
+            let out = DynTensor::zeros(want.dtype(), &[r, c]).unwrap();
+            a.try_add_out(&b, &out).unwrap();
+            assert_eq!(
+                values(&out),
+                values(&want),
+                "both transposed {r}x{c} {dtype:?}"
+            );
+            let bc = b.contiguous();
+            assert_eq!(
+                values(&a.add(&bc)),
+                values(&want),
+                "one transposed {r}x{c} {dtype:?}"
+            );
+        }
+        let cond = make(DType::Bool, r, c, 1, 23);
+        let (x, y) = (make(DType::F32, r, c, 0, 24), make(DType::F32, r, c, 1, 25));
+        let out = DynTensor::zeros(DType::F32, &[r, c]).unwrap();
+        weft::ops::special::where_(&cond, (&x).into(), (&y).into(), Some(&out)).unwrap();
+        let want = weft::ops::dyn_api::where_(&cond.contiguous(), &x, &y.contiguous()).unwrap();
+        assert_eq!(values(&out), values(&want), "where {r}x{c}");
+    }
+}

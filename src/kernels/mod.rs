@@ -51,11 +51,243 @@ type LoadFn<C> = unsafe fn(*const u8, isize, usize, *mut C);
 type StoreFn<O> = unsafe fn(*const O, *mut u8, isize, usize);
 
 fn loader<C: Element>(stored: DType) -> LoadFn<C> {
+    if C::DTYPE == DType::F32 {
+        let f: Option<LoadFn<f32>> = match stored {
+            DType::F16 => Some(half_blocks::load_f16),
+            DType::BF16 => Some(half_blocks::load_bf16),
+            _ => None,
+        };
+        if let Some(f) = f {
+            // SAFETY: `C::DTYPE == F32` and every dtype has exactly one element type, so `C` is
+            // `f32` and the two function pointer types are the same type.
+            return unsafe { core::mem::transmute_copy::<LoadFn<f32>, LoadFn<C>>(&f) };
+        }
+    }
     crate::with_dtype!(stored, S => load_cast::<S, C> as LoadFn<C>)
 }
 
 fn storer<O: Element>(stored: DType) -> StoreFn<O> {
+    if O::DTYPE == DType::F32 {
+        let f: Option<StoreFn<f32>> = match stored {
+            DType::F16 => Some(half_blocks::store_f16),
+            DType::BF16 => Some(half_blocks::store_bf16),
+            _ => None,
+        };
+        if let Some(f) = f {
+            // SAFETY: as in `loader`: `O` is `f32`.
+            return unsafe { core::mem::transmute_copy::<StoreFn<f32>, StoreFn<O>>(&f) };
+        }
+    }
     crate::with_dtype!(stored, D => store_cast::<O, D> as StoreFn<O>)
+}
+
+/// Block conversions between f16/bf16 storage and f32 compute buffers. Unit-stride blocks use
+/// `half`'s slice conversions for f16 (F16C instructions when the CPU has them, detected at
+/// run time) and shift/round loops for bf16 that LLVM vectorizes; both give exactly the
+/// scalar conversions' results (round to nearest even, NaN stays NaN). Other strides fall
+/// back to the per-element loops.
+mod half_blocks {
+    use super::{load_cast, store_cast};
+    use half::slice::HalfFloatSliceExt;
+    use half::{bf16, f16};
+
+    /// F16C conversions, 8 lanes at a time (`vcvtph2ps` / `vcvtps2ph` round to nearest even,
+    /// as `half` does); `None` when the CPU lacks F16C.
+    #[cfg(target_arch = "x86_64")]
+    mod f16c {
+        use core::arch::x86_64::*;
+        use half::f16;
+
+        #[target_feature(enable = "avx,f16c")]
+        unsafe fn to_f32(src: *const u16, dst: *mut f32, n: usize) {
+            let mut i = 0;
+            while i + 8 <= n {
+                // SAFETY: i + 8 <= n elements of both buffers (the caller's contract).
+                unsafe {
+                    let h = _mm_loadu_si128(src.add(i) as *const __m128i);
+                    _mm256_storeu_ps(dst.add(i), _mm256_cvtph_ps(h));
+                }
+                i += 8;
+            }
+            for j in i..n {
+                // SAFETY: j < n.
+                unsafe { dst.add(j).write(f16::from_bits(src.add(j).read()).to_f32()) };
+            }
+        }
+
+        #[target_feature(enable = "avx,f16c")]
+        unsafe fn from_f32(src: *const f32, dst: *mut u16, n: usize) {
+            let mut i = 0;
+            while i + 8 <= n {
+                // SAFETY: i + 8 <= n elements of both buffers (the caller's contract).
+                unsafe {
+                    let v = _mm256_loadu_ps(src.add(i));
+                    let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(v);
+                    _mm_storeu_si128(dst.add(i) as *mut __m128i, h);
+                }
+                i += 8;
+            }
+            for j in i..n {
+                // SAFETY: j < n.
+                unsafe { dst.add(j).write(f16::from_f32(src.add(j).read()).to_bits()) };
+            }
+        }
+
+        /// # Safety
+        /// `src` valid for `n` reads, `dst` for `n` writes.
+        pub(in crate::kernels) unsafe fn load(src: *const u16, dst: *mut f32, n: usize) -> bool {
+            if std::is_x86_feature_detected!("f16c") {
+                // SAFETY: F16C (and AVX, which it implies) present; the caller's contract.
+                unsafe { to_f32(src, dst, n) };
+                return true;
+            }
+            false
+        }
+
+        /// # Safety
+        /// `src` valid for `n` reads, `dst` for `n` writes.
+        pub(in crate::kernels) unsafe fn store(src: *const f32, dst: *mut u16, n: usize) -> bool {
+            if std::is_x86_feature_detected!("f16c") {
+                // SAFETY: as in `load`.
+                unsafe { from_f32(src, dst, n) };
+                return true;
+            }
+            false
+        }
+    }
+
+    /// # Safety
+    /// As [`load_cast`].
+    pub(super) unsafe fn load_f16(src: *const u8, stride: isize, n: usize, dst: *mut f32) {
+        if stride == 2 {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the contract: `n` valid f16 at unit stride, `dst` valid for `n` writes.
+            if unsafe { f16c::load(src as *const u16, dst, n) } {
+                return;
+            }
+            // SAFETY: the contract: `n` valid, aligned f16 at unit stride, `dst` valid for `n`
+            // writes; a block buffer never overlaps tensor memory.
+            let (s, d) = unsafe {
+                (
+                    core::slice::from_raw_parts(src as *const f16, n),
+                    core::slice::from_raw_parts_mut(dst, n),
+                )
+            };
+            s.convert_to_f32_slice(d);
+        } else {
+            // SAFETY: the same contract.
+            unsafe { load_cast::<f16, f32>(src, stride, n, dst) }
+        }
+    }
+
+    /// # Safety
+    /// As [`store_cast`].
+    pub(super) unsafe fn store_f16(src: *const f32, dst: *mut u8, stride: isize, n: usize) {
+        if stride == 2 {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as in `load_f16`, with the roles swapped.
+            if unsafe { f16c::store(src, dst as *mut u16, n) } {
+                return;
+            }
+            // SAFETY: as in `load_f16`, with the roles swapped.
+            let (s, d) = unsafe {
+                (
+                    core::slice::from_raw_parts(src, n),
+                    core::slice::from_raw_parts_mut(dst as *mut f16, n),
+                )
+            };
+            d.convert_from_f32_slice(s);
+        } else {
+            // SAFETY: the same contract.
+            unsafe { store_cast::<f32, f16>(src, dst, stride, n) }
+        }
+    }
+
+    /// `dst[i] = bf16 bits src[i] as f32`, compiled for AVX2 when present (16 lanes a cycle).
+    #[inline(always)]
+    unsafe fn bf16_to_f32_loop(src: *const u16, dst: *mut f32, n: usize) {
+        for i in 0..n {
+            // SAFETY: the caller's bound.
+            unsafe {
+                dst.add(i)
+                    .write(f32::from_bits((src.add(i).read() as u32) << 16))
+            };
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn f32_to_bf16_loop(src: *const f32, dst: *mut u16, n: usize) {
+        for i in 0..n {
+            // SAFETY: the caller's bound.
+            unsafe { dst.add(i).write(f32_to_bf16_bits(src.add(i).read())) };
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn bf16_to_f32_avx2(src: *const u16, dst: *mut f32, n: usize) {
+        // SAFETY: the caller's contract.
+        unsafe { bf16_to_f32_loop(src, dst, n) }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn f32_to_bf16_avx2(src: *const f32, dst: *mut u16, n: usize) {
+        // SAFETY: the caller's contract.
+        unsafe { f32_to_bf16_loop(src, dst, n) }
+    }
+
+    /// # Safety
+    /// As [`load_cast`].
+    pub(super) unsafe fn load_bf16(src: *const u8, stride: isize, n: usize, dst: *mut f32) {
+        if stride == 2 {
+            let src = src as *const u16;
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: AVX2 present; the contract, unit stride.
+                unsafe { bf16_to_f32_avx2(src, dst, n) };
+                return;
+            }
+            // SAFETY: the contract, unit stride.
+            unsafe { bf16_to_f32_loop(src, dst, n) }
+        } else {
+            // SAFETY: the same contract.
+            unsafe { load_cast::<bf16, f32>(src, stride, n, dst) }
+        }
+    }
+
+    /// `half`'s f32 -> bf16 rounding (nearest even; a NaN keeps its top mantissa bits and is
+    /// made quiet), branch-free so that the loop vectorizes.
+    #[inline(always)]
+    pub(crate) fn f32_to_bf16_bits(x: f32) -> u16 {
+        let b = x.to_bits();
+        let nan = ((b >> 16) | 0x0040) as u16;
+        let rounded = (b.wrapping_add(0x7FFF + ((b >> 16) & 1)) >> 16) as u16;
+        if b & 0x7FFF_FFFF > 0x7F80_0000 {
+            nan
+        } else {
+            rounded
+        }
+    }
+
+    /// # Safety
+    /// As [`store_cast`].
+    pub(super) unsafe fn store_bf16(src: *const f32, dst: *mut u8, stride: isize, n: usize) {
+        if stride == 2 {
+            let dst = dst as *mut u16;
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: AVX2 present; the contract, unit stride.
+                unsafe { f32_to_bf16_avx2(src, dst, n) };
+                return;
+            }
+            // SAFETY: the contract, unit stride.
+            unsafe { f32_to_bf16_loop(src, dst, n) }
+        } else {
+            // SAFETY: the same contract.
+            unsafe { store_cast::<f32, bf16>(src, dst, stride, n) }
+        }
+    }
 }
 
 /// How an inner loop reads an input: directly (stored dtype == compute dtype) or through a
@@ -414,20 +646,7 @@ pub fn blocked_2d<K: InnerLoop, const NT: usize>(
         }
         // Transposed: the output is walked unit-stride, some input is unit-stride across rows.
         if n0 >= TILE && n1 >= TILE && unit(0) && (1..NT).any(|i| !unit(i) && outer[i] == es(i)) {
-            let mut p = [core::ptr::null_mut::<u8>(); NT];
-            for j0 in (0..n1).step_by(TILE) {
-                let jn = TILE.min(n1 - j0);
-                for i0 in (0..n0).step_by(TILE) {
-                    let m = TILE.min(n0 - i0);
-                    for j in j0..j0 + jn {
-                        for (op, q) in p.iter_mut().enumerate() {
-                            *q = ptrs[op]
-                                .wrapping_offset(j as isize * outer[op] + i0 as isize * inner[op]);
-                        }
-                        k(&p, inner, m);
-                    }
-                }
-            }
+            transposed_tiles(&k, ptrs, inner, outer, n0, n1, &sizes);
             return;
         }
         let mut p = [core::ptr::null_mut::<u8>(); NT];
@@ -485,4 +704,147 @@ fn small_inner<K: InnerLoop, const NT: usize>(
         k(&q, &st, m);
         done += m;
     }
+}
+
+/// Copies a `rows x cols` tile of `e`-byte elements at `src` (byte strides: `col_stride` along
+/// a tile row, `e` from one tile row to the next, i.e. the source is transposed) into `dst` as
+/// rows of pitch `TILE` elements. The source is read in memory order.
+///
+/// # Safety
+/// Every source element of the tile is valid; `dst` holds `TILE * TILE` elements of `e` bytes
+/// suitably aligned (8 bytes).
+unsafe fn gather_tile(
+    src: *const u8,
+    col_stride: isize,
+    rows: usize,
+    cols: usize,
+    e: usize,
+    dst: *mut u8,
+) {
+    #[inline(always)]
+    unsafe fn go<T: Copy>(src: *const u8, cs: isize, rows: usize, cols: usize, dst: *mut T) {
+        for c in 0..cols {
+            // SAFETY: the caller's contract; a source line is `rows` contiguous elements.
+            unsafe {
+                let line = src.offset(c as isize * cs) as *const T;
+                for r in 0..rows {
+                    dst.add(r * TILE + c).write(line.add(r).read());
+                }
+            }
+        }
+    }
+    // SAFETY (each arm): the caller's contract, with T of the element's size.
+    unsafe {
+        match e {
+            1 => go::<u8>(src, col_stride, rows, cols, dst),
+            2 => go::<u16>(src, col_stride, rows, cols, dst as *mut u16),
+            4 => go::<u32>(src, col_stride, rows, cols, dst as *mut u32),
+            8 => go::<u64>(src, col_stride, rows, cols, dst as *mut u64),
+            _ => {
+                for c in 0..cols {
+                    for r in 0..rows {
+                        core::ptr::copy_nonoverlapping(
+                            src.offset(c as isize * col_stride + (r * e) as isize),
+                            dst.add((r * TILE + c) * e),
+                            e,
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The transposed walk of [`blocked_2d`]: `TILE x TILE` tiles; each transposed input (outer
+/// stride = its element size) is first gathered into an L1 buffer in the output's order, then
+/// `k` runs over the tile's rows with every operand at its own unit (or original) stride.
+fn transposed_tiles<K: InnerLoop, const NT: usize>(
+    k: &K,
+    ptrs: &[*mut u8],
+    inner: &[isize],
+    outer: &[isize],
+    n0: usize,
+    n1: usize,
+    sizes: &[usize; NT],
+) {
+    let gathered =
+        |i: usize| i > 0 && inner[i] != sizes[i] as isize && outer[i] == sizes[i] as isize;
+    let count = (1..NT).filter(|&i| gathered(i)).count();
+    // One 8-byte-aligned buffer of TILE x TILE elements (up to 8 bytes) per gathered input.
+    let mut buf = vec![0u64; count * TILE * TILE];
+    let base = buf.as_mut_ptr() as *mut u8;
+    let mut slot = [usize::MAX; NT];
+    let mut st = [0isize; NT];
+    let mut next = 0;
+    for i in 0..NT {
+        st[i] = inner[i];
+        if gathered(i) {
+            slot[i] = next;
+            next += 1;
+            st[i] = sizes[i] as isize;
+        }
+    }
+    let mut p = [core::ptr::null_mut::<u8>(); NT];
+    for j0 in (0..n1).step_by(TILE) {
+        let jn = TILE.min(n1 - j0);
+        for i0 in (0..n0).step_by(TILE) {
+            let m = TILE.min(n0 - i0);
+            // The next tile's lines are scattered over 64 rows of every operand (4 cache lines
+            // each), too many streams for the hardware prefetcher: ask for them now, so that
+            // they arrive while this tile is computed.
+            let i1 = i0 + TILE;
+            if i1 < n0 {
+                let mn = TILE.min(n0 - i1);
+                for i in 0..NT {
+                    let e = sizes[i];
+                    let (lines, len, step) = if slot[i] != usize::MAX {
+                        (mn, jn * e, inner[i])
+                    } else {
+                        (jn, mn * e, outer[i])
+                    };
+                    let start =
+                        ptrs[i].wrapping_offset(j0 as isize * outer[i] + i1 as isize * inner[i]);
+                    for l in 0..lines {
+                        let line = start.wrapping_offset(l as isize * step);
+                        for b in (0..len).step_by(64) {
+                            prefetch(line.wrapping_add(b));
+                        }
+                    }
+                }
+            }
+            for i in 0..NT {
+                if slot[i] != usize::MAX {
+                    let dst = base.wrapping_add(slot[i] * TILE * TILE * 8);
+                    let src =
+                        ptrs[i].wrapping_offset(j0 as isize * outer[i] + i0 as isize * inner[i]);
+                    // SAFETY: the iterator's contract: the tile's elements of operand i are
+                    // valid; the slot holds TILE * TILE 8-byte cells.
+                    unsafe { gather_tile(src, inner[i], jn, m, sizes[i], dst) };
+                }
+            }
+            for j in 0..jn {
+                for (i, q) in p.iter_mut().enumerate() {
+                    *q = if slot[i] != usize::MAX {
+                        base.wrapping_add(slot[i] * TILE * TILE * 8 + j * TILE * sizes[i])
+                    } else {
+                        ptrs[i]
+                            .wrapping_offset((j0 + j) as isize * outer[i] + i0 as isize * inner[i])
+                    };
+                }
+                k(&p, &st, m);
+            }
+        }
+    }
+}
+
+/// A hint to load the cache line at `p` (never faults, whatever `p` is).
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetch is a hint; it does not access memory architecturally and never faults.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }

@@ -21,51 +21,85 @@ pub(crate) enum Side {
     Rhs,
 }
 
+/// Where a runner's kernel runs: over a built iterator, or directly over one flat run of
+/// contiguous operands of one dtype (`[out, a, b]`; `b` unused when a scalar is bound).
+#[derive(Copy, Clone)]
+pub(crate) enum Exec<'a> {
+    Iter(&'a TensorIterator),
+    Direct {
+        ptrs: [*mut u8; 3],
+        dtype: DType,
+        n: usize,
+    },
+}
+
 /// Runs a built iterator whose operands are `[out, inputs...]` with a functor of the
 /// computation dtype `C`; a scalar operand is bound into the functor (held in a register).
 pub(crate) struct BinaryRunner<'a> {
-    pub iter: &'a TensorIterator,
+    pub exec: Exec<'a>,
     pub scalar: Option<(Side, Scalar)>,
     pub cost: LoopCost,
 }
 
 impl BinaryRunner<'_> {
+    fn dtype(&self, i: usize) -> DType {
+        match self.exec {
+            Exec::Iter(it) => it.dtype(i),
+            Exec::Direct { dtype, .. } => dtype,
+        }
+    }
+
+    /// Runs a 1-D kernel over `[out, first input]` (a direct run passes a third, unused
+    /// pointer/stride).
+    fn each(&self, k: impl kernels::InnerLoop) {
+        match self.exec {
+            Exec::Iter(it) => it.for_each(self.cost, move |p: &[*mut u8], s: &[isize], n| {
+                k(&p[..2], &s[..2], n)
+            }),
+            Exec::Direct { ptrs, dtype, n } => {
+                let e = dtype.size() as isize;
+                k(&ptrs, &[e, e, e], n)
+            }
+        }
+    }
+
     pub fn run<C, F>(&self, f: F) -> Result<()>
     where
         C: Element,
         F: Functor<(C, C)>,
         F::Output: Element,
     {
-        let it = self.iter;
         match self.scalar {
             None => {
-                let (d0, d1, d2) = (it.dtype(0), it.dtype(1), it.dtype(2));
+                let (d0, d1, d2) = (self.dtype(0), self.dtype(1), self.dtype(2));
                 let k = kernels::binary::<C, C, F>(f, d0, d1, d2);
-                // 2-D blocks: tiles for transposed inputs, flat runs for tiny inner dims.
-                let sizes = [d0.size(), d1.size(), d2.size()];
-                it.for_each_2d(self.cost, kernels::blocked_2d(k, sizes));
+                match self.exec {
+                    Exec::Iter(it) => {
+                        // 2-D blocks: tiles for transposed inputs, flat runs for tiny inner dims.
+                        let sizes = [d0.size(), d1.size(), d2.size()];
+                        it.for_each_2d(self.cost, kernels::blocked_2d(k, sizes));
+                    }
+                    Exec::Direct { ptrs, dtype, n } => {
+                        let e = dtype.size() as isize;
+                        k(&ptrs, &[e, e, e], n)
+                    }
+                }
             }
             Some((Side::Rhs, s)) => {
-                let k = kernels::unary::<C, _>(
-                    BindRhs {
-                        f,
-                        rhs: s.to::<C>(),
-                    },
-                    it.dtype(0),
-                    it.dtype(1),
-                );
-                it.for_each(self.cost, k);
+                let rhs = s.to::<C>();
+                self.each(kernels::unary::<C, _>(
+                    BindRhs { f, rhs },
+                    self.dtype(0),
+                    self.dtype(1),
+                ));
             }
             Some((Side::Lhs, s)) => {
-                let k = kernels::unary::<C, _>(
-                    BindLhs {
-                        f,
-                        lhs: s.to::<C>(),
-                    },
-                    it.dtype(0),
-                    it.dtype(1),
-                );
-                it.for_each(self.cost, k);
+                let lhs = s.to::<C>();
+                self.each(kernels::unary::<C, _>(
+                    BindLhs { f, lhs },
+                    self.dtype(0),
+                    self.dtype(1),
+                ));
             }
         }
         Ok(())
@@ -79,11 +113,7 @@ impl BinaryRunner<'_> {
         F: Functor<(C,)>,
         F::Output: Element,
     {
-        let it = self.iter;
-        let k = kernels::unary::<C, F>(f, it.dtype(0), it.dtype(1));
-        it.for_each(self.cost, move |p: &[*mut u8], s: &[isize], n| {
-            k(&p[..2], &s[..2], n)
-        });
+        self.each(kernels::unary::<C, F>(f, self.dtype(0), self.dtype(1)));
         Ok(())
     }
 }
@@ -203,6 +233,11 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
     };
     let (ai, mut bi) = (info(a, false), info(b, false));
     plan::binary_precheck(op, &ai, &bi)?;
+    if out.is_none()
+        && let Some(r) = direct(op, a, b)
+    {
+        return r;
+    }
     let iter = build_iter(op, a, b, out)?;
     if iter.ninputs() == 2 {
         bi = info(b, true);
@@ -216,7 +251,7 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
         _ => None,
     };
     let runner = BinaryRunner {
-        iter: &iter,
+        exec: Exec::Iter(&iter),
         scalar,
         cost: cost(op),
     };
@@ -250,7 +285,89 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
         }
     }
 
-    let r = match op {
+    run_op(op, compute, &runner, ad, bd)?;
+    Ok(finish(iter, out))
+}
+
+/// The fast path of small ops (tiny tensors are dominated by set-up, not arithmetic): a
+/// contiguous tensor with a contiguous tensor of the same dtype and shape, or an f32/f64 tensor
+/// with a scalar on the right, no `out`, few enough elements to run on one thread. Then the
+/// result dtype is the input's, no check can fail, and nothing overlaps (the output is new):
+/// the kernel runs directly over the buffers, without building an iterator. `None` when the
+/// case is not one of these (the iterator handles it).
+fn direct(op: BinaryOp, a: Operand, b: Operand) -> Option<Result<DynTensor>> {
+    let Operand::Tensor(ta) = a else {
+        return None;
+    };
+    let d = ta.dtype();
+    let n = ta.numel();
+    // Reduced floats have scalar special cases; predicates, int-to-float promotion change
+    // the dtype; integer division checks its divisors first.
+    let integer_division = d.is_integer()
+        && matches!(
+            op,
+            BinaryOp::FloorDivide | BinaryOp::Remainder | BinaryOp::Fmod
+        );
+    if d.is_reduced_float()
+        || op.is_predicate()
+        || op.compute_dtype(d) != Some(d)
+        || integer_division
+        || n > cost(op).grain()
+        || !ta.is_contiguous()
+    {
+        return None;
+    }
+    let (pb, scalar) = match b {
+        Operand::Tensor(tb)
+            if tb.dtype() == d && tb.shape() == ta.shape() && tb.is_contiguous() =>
+        {
+            (tb.data_ptr_bytes(), None)
+        }
+        // A float tensor's dtype wins over any scalar; pow's scalar exponent has its own path.
+        Operand::Scalar(s) if matches!(d, DType::F32 | DType::F64) && op != BinaryOp::Pow => {
+            (core::ptr::null_mut(), Some((Side::Rhs, s)))
+        }
+        _ => return None,
+    };
+    let out = match DynTensor::zeros(d, ta.shape()) {
+        Ok(o) => o,
+        Err(e) => return Some(Err(e)),
+    };
+    let runner = BinaryRunner {
+        exec: Exec::Direct {
+            ptrs: [out.data_ptr_bytes(), ta.data_ptr_bytes(), pb],
+            dtype: d,
+            n,
+        },
+        scalar,
+        cost: cost(op),
+    };
+    Some(run_op(op, d, &runner, d, b.dtype()).map(|()| out))
+}
+
+/// Runs the functor of `op` in the computation dtype `compute` through `runner`.
+fn run_op(op: BinaryOp, compute: DType, runner: &BinaryRunner, ad: DType, bd: DType) -> Result<()> {
+    // f16/bf16 add/sub/mul/div: their functors compute in f32 and round once, so running the
+    // f32 functor over blocks converted from and to half precision (F16C / vectorized bf16
+    // shifts, see `kernels`) gives the same results, much faster than per-element conversion.
+    // Only when every operand is stored in `compute`: another input dtype must round to
+    // `compute` first, another output dtype must get the rounded result.
+    if compute.is_reduced_float()
+        && runner.scalar.is_none()
+        && (0..3).all(|i| runner.dtype(i) == compute)
+    {
+        let done = match op {
+            BinaryOp::Add => Some(runner.run::<f32, _>(f::Add)),
+            BinaryOp::Sub => Some(runner.run::<f32, _>(f::Sub)),
+            BinaryOp::Mul => Some(runner.run::<f32, _>(f::Mul)),
+            BinaryOp::Div => Some(runner.run::<f32, _>(f::Div)),
+            _ => None,
+        };
+        if let Some(r) = done {
+            return r;
+        }
+    }
+    match op {
         BinaryOp::Add => {
             dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Add), _ => Err(unsupported(op, ad, bd)))
         }
@@ -332,9 +449,7 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
         BinaryOp::Hypot => {
             dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Hypot), _ => Err(unsupported(op, ad, bd)))
         }
-    };
-    r?;
-    Ok(finish(iter, out))
+    }
 }
 
 /// The op's result: the given output (shared) or the one the iterator allocated.

@@ -243,7 +243,13 @@ pub fn gelu(
     out: Option<&DynTensor>,
 ) -> Result<DynTensor> {
     let iter = build_unary_iter("gelu", false, false, x, out)?;
-    dispatch_dtypes!(x.dtype(), float, C => run_unary::<C, _>(&iter, LoopCost::Expensive, f::Gelu { approximate })?,
+    // f32 exact gelu is the vectorized fastmath form: a cheaper grain.
+    let cost = if x.dtype() == DType::F32 && approximate == f::GeluApproximate::None {
+        super::unary::FAST_F32
+    } else {
+        LoopCost::Expensive
+    };
+    dispatch_dtypes!(x.dtype(), float, C => run_unary::<C, _>(&iter, cost, f::Gelu { approximate })?,
         _ => return Err(unsupported("gelu", x.dtype())));
     Ok(finish(iter, out))
 }

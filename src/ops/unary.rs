@@ -58,6 +58,12 @@ pub(crate) fn build_unary_iter(
     c.add_const_input(a).build()
 }
 
+/// Grain of the vectorized f32 transcendentals (`functors::fastmath`): 0.5 (exp) to 1 (gelu)
+/// ns/element on one core in `examples/bench_report`, so 16384 elements are 8-16 µs of work,
+/// well above rayon's dispatch cost; libm's `Expensive` grain (2048) split them into chunks
+/// of 1-2 µs.
+pub(crate) const FAST_F32: LoopCost = LoopCost::Moderate;
+
 fn cost(op: UnaryOp) -> LoopCost {
     match op {
         UnaryOp::Neg
@@ -106,7 +112,10 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
         a,
         out,
     )?;
-    let c = cost(op);
+    // The f32 exp/sigmoid/tanh/gelu functors are the vectorized fastmath forms: cheaper grain.
+    let fast_f32 = compute == DType::F32
+        && matches!(op, UnaryOp::Exp | UnaryOp::Sigmoid | UnaryOp::Tanh | UnaryOp::Gelu);
+    let c = if fast_f32 { FAST_F32 } else { cost(op) };
     macro_rules! run {
         ($set:tt, $f:expr) => {
             dispatch_dtypes!(compute, $set, C => run_unary::<C, _>(&iter, c, $f), _ => Err(unsupported()))
