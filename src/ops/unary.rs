@@ -114,7 +114,10 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
     )?;
     // The f32 exp/sigmoid/tanh/gelu functors are the vectorized fastmath forms: cheaper grain.
     let fast_f32 = compute == DType::F32
-        && matches!(op, UnaryOp::Exp | UnaryOp::Sigmoid | UnaryOp::Tanh | UnaryOp::Gelu);
+        && matches!(
+            op,
+            UnaryOp::Exp | UnaryOp::Sigmoid | UnaryOp::Tanh | UnaryOp::Gelu
+        );
     let c = if fast_f32 { FAST_F32 } else { cost(op) };
     macro_rules! run {
         ($set:tt, $f:expr) => {
