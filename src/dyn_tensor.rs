@@ -217,10 +217,7 @@ impl DynTensor {
     /// Every element converted to `dtype` (see [`crate::convert_value`]), in a fresh contiguous
     /// tensor (the same tensor, shared, when the dtype already matches).
     pub fn to(&self, dtype: DType) -> DynTensor {
-        if dtype == self.dtype() {
-            return self.clone();
-        }
-        dispatch!(self, t => crate::with_dtype!(dtype, U => t.to::<U>().into()))
+        crate::ops::special::to_dtype(self, dtype).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// A contiguous tensor owning `data`, with `shape`.

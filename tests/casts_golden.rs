@@ -50,7 +50,11 @@ fn same<T: Element>(a: T, b: T) -> bool {
     }
 }
 
-fn check_pair<S: Element, D: Element>(pair: &J, checked: &mut usize, skipped: &mut usize) {
+fn check_pair<S: weft::DynElement, D: weft::DynElement>(
+    pair: &J,
+    checked: &mut usize,
+    skipped: &mut usize,
+) {
     let input: Vec<S> = pair["input"]
         .as_array()
         .expect("input")

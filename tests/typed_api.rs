@@ -49,7 +49,7 @@ fn make<T: DynElement>(
 
 const SHAPES: [[usize; 2]; 4] = [[2, 3], [1, 4], [5, 7], [3, 300]];
 
-fn gen_f<T: Element>(shape: &[usize], seed: u64) -> Tensor<T> {
+fn gen_f<T: weft::DynElement>(shape: &[usize], seed: u64) -> Tensor<T> {
     Tensor::<f64>::randn(shape, seed).unwrap().to::<T>()
 }
 fn gen_i<T: Element>(shape: &[usize], seed: u64) -> Tensor<T> {

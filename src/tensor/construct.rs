@@ -4,10 +4,9 @@
 use super::Tensor;
 use super::random::SplitMix64;
 use crate::dtype::DType;
-use crate::element::{Element, Value, convert_value};
+use crate::element::{Element, Value};
 use crate::error::{Error, Result};
 use crate::layout::checked_numel;
-use std::vec::Vec;
 
 fn unsupported(op: &'static str, dtype: DType) -> Error {
     Error::UnsupportedDType {
@@ -169,10 +168,13 @@ impl<T: Element> Tensor<T> {
             T::from_value(Value::Int(rng.next_in_range(low, high)))
         })
     }
+}
 
-    /// Every element converted to `U` (see [`convert_value`]) into a fresh contiguous tensor.
-    pub fn to<U: Element>(&self) -> Tensor<U> {
-        let v: Vec<U> = self.to_vec().into_iter().map(convert_value).collect();
-        Tensor::from_vec(v, self.shape()).expect("same shape, same numel")
+impl<T: crate::DynElement> Tensor<T> {
+    /// Every element converted to `U` (see [`crate::convert_value`]) by the iterator's cast kernel, into
+    /// a fresh tensor in this tensor's dimension order (this tensor itself, shared, when `U` is
+    /// `T`). `try_to` returns the error instead of panicking (it cannot fail for a valid tensor).
+    pub fn to<U: crate::DynElement>(&self) -> Tensor<U> {
+        self.try_to::<U>().unwrap_or_else(|e| panic!("{e}"))
     }
 }
