@@ -100,7 +100,8 @@ fn check_pair<S: weft::DynElement, D: weft::DynElement>(
     let view = base.slice(0, None, None, 2);
     assert_eq!(view.strides(), &[2]);
     let converted = view.to::<D>();
-    assert!(converted.is_contiguous());
+    // A cast is a fresh contiguous tensor; `to` the same dtype returns the view itself.
+    assert!(converted.is_contiguous() || S::DTYPE == D::DTYPE);
     for (i, (&got, &want)) in converted.to_vec().iter().zip(&output).enumerate() {
         if !ub.contains(&i) {
             assert!(
