@@ -288,6 +288,23 @@ impl CudaContext {
         inputs: &[&CudaTensor],
         also_broadcast: Option<&[usize]>,
     ) -> Result<CudaTensor> {
+        self.launch_to(op, kernel_t, f, types, types[0], inputs, also_broadcast)
+    }
+
+    /// [`launch`](Self::launch) writing an output of dtype `out_dtype`, which may differ from
+    /// the kernel's output type `types[0]` (the `copy` kernels as casts): then only the strided
+    /// kernel, which stores with the output's runtime dtype, may run.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch_to<F: Copy>(
+        &self,
+        op: &str,
+        kernel_t: DType,
+        f: F,
+        types: &[DType],
+        out_dtype: DType,
+        inputs: &[&CudaTensor],
+        also_broadcast: Option<&[usize]>,
+    ) -> Result<CudaTensor> {
         for t in inputs {
             if !Arc::ptr_eq(&t.ctx.inner, &self.inner) {
                 return Err(Error::InvalidArgument {
@@ -300,7 +317,7 @@ impl CudaContext {
         if let Some(extra) = also_broadcast {
             shape = broadcast_pair(&shape, extra)?;
         }
-        let out = self.zeros(types[0], &shape)?;
+        let out = self.zeros(out_dtype, &shape)?;
         let numel = out.numel();
         if numel == 0 {
             return Ok(out);

@@ -291,8 +291,10 @@ impl CudaTensor {
     /// `self.to(dtype)`: PyTorch's conversion (`convert_value`), through the `copy` kernels.
     pub fn try_to(&self, dtype: DType) -> Result<CudaTensor> {
         let s = self.dtype();
+        // The kernel computes `copy` in the source type; the strided kernel converts while
+        // storing (a contiguous `_c` launch would write source-typed elements).
         self.context()
-            .launch("copy", s, (), &[dtype, s], &[self], None)
+            .launch_to("copy", s, (), &[s, s], dtype, &[self], None)
     }
     /// `to`; panics on error.
     pub fn to(&self, dtype: DType) -> CudaTensor {
