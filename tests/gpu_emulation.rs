@@ -1619,3 +1619,231 @@ fn panic_free_fmod_is_bit_identical_to_libm() {
         }
     }
 }
+
+/// One strided launch on the host's layout (an intermediate of a multi-launch device op).
+fn emu_value<F: Copy>(
+    op: &str,
+    kt: DType,
+    f: F,
+    types: &[DType],
+    inputs: &[&DynTensor],
+) -> DynTensor {
+    let k = &KERNELS[&format!("{op}_{}", kernel_suffix(kt))];
+    assert_eq!(size_of::<F>(), k.fsize);
+    let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
+    let shape = bcast_shape(&shapes);
+    let out = DynTensor::zeros(types[0], &shape).unwrap();
+    let strides: Vec<Vec<isize>> = std::iter::once(&out)
+        .chain(inputs.iter().copied())
+        .map(|t| {
+            let lead = shape.len() - t.ndim();
+            (0..shape.len())
+                .map(|d| {
+                    if d < lead || t.shape()[d - lead] == 1 {
+                        0
+                    } else {
+                        t.strides()[d - lead] * t.dtype().size() as isize
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let refs: Vec<&[isize]> = strides.iter().map(|s| s.as_slice()).collect();
+    let mut dtypes = vec![types[0]];
+    dtypes.extend(inputs.iter().map(|t| t.dtype()));
+    let ins: Vec<*const u8> = inputs
+        .iter()
+        .map(|t| t.data_ptr_bytes() as *const u8)
+        .collect();
+    let l = StridedLayout::new(&shape, &refs, &dtypes).unwrap();
+    for tid in 0..3 {
+        // SAFETY: the layout describes the views, inside their buffers.
+        unsafe {
+            (k.strided)(
+                tid,
+                3,
+                &l,
+                (&f as *const F).cast(),
+                out.data_ptr_bytes(),
+                &ins,
+            )
+        };
+    }
+    out
+}
+
+/// `CudaTensor::try_clamp` (src/device/ops.rs) on the emulated launcher.
+fn emu_clamp(x: &DynTensor, min: Option<Operand>, max: Option<Operand>, want: &DynTensor) {
+    let info = |o: Operand| info_of(o, false);
+    let (mi, ma) = (min.map(info), max.map(info));
+    let p = plan::clamp_plan(&info(Operand::Tensor(x)), mi.as_ref(), ma.as_ref()).unwrap();
+    let c = p.compute;
+    let scalar = |b: plan::ClampBound| match b {
+        plan::ClampBound::Scalar(s) => Some(s),
+        _ => None,
+    };
+    let tensor = |o: Option<Operand>| match o {
+        Some(Operand::Tensor(t)) => Some(t.clone()),
+        _ => None,
+    };
+    let (lo_t, hi_t) = (tensor(min), tensor(max));
+    let (lo_s, hi_s) = (scalar(p.min), scalar(p.max));
+    let run_clamp = lo_s.is_some() || hi_s.is_some() || (lo_t.is_none() && hi_t.is_none());
+    let mut y = x.clone();
+    if let Some(lo) = &lo_t {
+        if !run_clamp && hi_t.is_none() {
+            return emu_launch("maximum", c, (), &[c, c, c], &[lo, &y], None, want);
+        }
+        y = emu_value("maximum", c, (), &[c, c, c], &[lo, &y]);
+    }
+    if run_clamp {
+        with_dtype!(c, T => {
+            let f = fx::Clamp::<T> { min: lo_s.map(|s| s.to::<T>()), max: hi_s.map(|s| s.to::<T>()) };
+            if hi_t.is_none() {
+                return emu_launch("clamp", c, f, &[c, c], &[&y], None, want);
+            }
+            y = emu_value("clamp", c, f, &[c, c], &[&y]);
+        });
+    }
+    let hi = hi_t.expect("a last launch");
+    emu_launch("minimum", c, (), &[c, c, c], &[&hi, &y], None, want)
+}
+
+#[test]
+fn real_special_kernels_match_cpu_ops() {
+    let mut rng = Rng(16);
+    let numeric: Vec<DType> = ALL.iter().copied().filter(|d| *d != DType::Bool).collect();
+    let floats = [DType::F16, DType::BF16, DType::F32, DType::F64];
+    let (mut ran, mut refused) = (0, 0);
+    for _ in 0..30 {
+        let shape = random_loop_shape(&mut rng);
+        let d = pick(&mut rng, &numeric);
+        let x = operand(d, &shape, &mut rng);
+        // clamp: scalar bounds (promotion, integer bounds dropped), tensor bounds, mixed
+        let lo_t = operand(pick(&mut rng, &numeric), &shape, &mut rng);
+        let hi_t = operand(pick(&mut rng, &numeric), &shape, &mut rng);
+        let lo = Scalar::Int(rng.below(21) as i64 - 10);
+        let hi = Scalar::Float((rng.below(41) as f64 - 20.0) / 3.0);
+        let bounds: [(Option<Operand>, Option<Operand>); 8] = [
+            (Some(Operand::Scalar(lo)), None),
+            (None, Some(Operand::Scalar(hi))),
+            (
+                Some(Operand::Scalar(lo)),
+                Some(Operand::Scalar(Scalar::Int(5))),
+            ),
+            (
+                Some(Operand::Scalar(Scalar::Int(-1000))),
+                Some(Operand::Scalar(Scalar::Int(1000))),
+            ),
+            (Some(Operand::Tensor(&lo_t)), None),
+            (None, Some(Operand::Tensor(&hi_t))),
+            (
+                Some(Operand::Tensor(&lo_t)),
+                Some(Operand::Scalar(Scalar::Int(7))),
+            ),
+            (Some(Operand::Scalar(lo)), Some(Operand::Tensor(&hi_t))),
+        ];
+        for (mi, ma) in bounds {
+            match weft::ops::special::clamp(&x, mi, ma, None) {
+                Ok(want) => {
+                    emu_clamp(&x, mi, ma, &want);
+                    ran += 1;
+                }
+                Err(_) => refused += 1,
+            }
+        }
+        let both = weft::ops::special::clamp(
+            &x,
+            Some(Operand::Tensor(&lo_t)),
+            Some(Operand::Tensor(&hi_t)),
+            None,
+        );
+        if let Ok(want) = both {
+            emu_clamp(
+                &x,
+                Some(Operand::Tensor(&lo_t)),
+                Some(Operand::Tensor(&hi_t)),
+                &want,
+            );
+        }
+        // hardtanh
+        let want = x.try_hardtanh(-2.5, 3).unwrap();
+        with_dtype!(d, T => emu_launch("hardtanh", d, fx::Hardtanh::<T> { min: Scalar::Float(-2.5).to::<T>(), max: Scalar::Int(3).to::<T>() }, &[d, d], &[&x], None, &want));
+        // masked_fill (any dtype, mask broadcasting with x)
+        let dm = pick(&mut rng, &ALL);
+        let xm = operand(dm, &shape, &mut rng);
+        let mask = operand(DType::Bool, &shape, &mut rng);
+        let v = Scalar::Int(rng.below(7) as i64 - 3);
+        let want = weft::ops::special::masked_fill(&xm, &mask, Operand::Scalar(v), None).unwrap();
+        with_dtype!(dm, T => emu_launch("masked_fill", dm, fx::MaskedFill::<T> { value: v.to::<T>() }, &[dm, dm, DType::Bool], &[&xm, &mask], None, &want));
+        // lerp, scalar and tensor weight
+        let df = pick(&mut rng, &floats);
+        let (a, b, w) = (
+            operand(df, &shape, &mut rng),
+            operand(df, &shape, &mut rng),
+            operand(df, &shape, &mut rng),
+        );
+        let ws = (rng.below(9) as f64 - 2.0) / 4.0;
+        let want =
+            weft::ops::special::lerp(&a, &b, Operand::Scalar(Scalar::Float(ws)), None).unwrap();
+        emu_launch(
+            "lerp_scalar",
+            df,
+            fx::LerpScalar { weight: ws },
+            &[df, df, df],
+            &[&a, &b],
+            None,
+            &want,
+        );
+        let want = weft::ops::special::lerp(&a, &b, Operand::Tensor(&w), None).unwrap();
+        emu_launch(
+            "lerp",
+            df,
+            (),
+            &[df, df, df, df],
+            &[&a, &b, &w],
+            None,
+            &want,
+        );
+        // addcmul, mixed dtypes promoted together
+        let (d1, d2) = (pick(&mut rng, &numeric), pick(&mut rng, &numeric));
+        let (t1, t2) = (operand(d1, &shape, &mut rng), operand(d2, &shape, &mut rng));
+        for value in [Scalar::Int(3), Scalar::Float(0.5)] {
+            let Ok(want) = weft::ops::special::addcmul(&x, &t1, &t2, value, None) else {
+                refused += 1;
+                continue;
+            };
+            let info = |t: &DynTensor| info_of(Operand::Tensor(t), false);
+            let c = plan::addcmul_plan(&info(&x), &info(&t1), &info(&t2), value).unwrap();
+            let (ty, ins) = ([c, c, c, c], [&x, &t1, &t2]);
+            match c {
+                DType::F16 | DType::BF16 | DType::F32 => emu_launch(
+                    "addcmul",
+                    c,
+                    fx::Addcmul {
+                        value: value.to::<f32>(),
+                    },
+                    &ty,
+                    &ins,
+                    None,
+                    &want,
+                ),
+                DType::F64 => emu_launch(
+                    "addcmul",
+                    c,
+                    fx::Addcmul {
+                        value: value.to::<f64>(),
+                    },
+                    &ty,
+                    &ins,
+                    None,
+                    &want,
+                ),
+                _ => {
+                    with_dtype!(c, T => emu_launch("addcmul", c, fx::Addcmul { value: value.to::<T>() }, &ty, &ins, None, &want))
+                }
+            }
+        }
+    }
+    assert!(ran > 150, "ran {ran}, refused {refused}");
+}
