@@ -875,3 +875,975 @@ fn cast_loads_follow_convert_value() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The real kernels: the entry points of `gpu/kernels` for a representative set of ops of
+// `gpu_kernel_list!` (the same functor types and argument tuples, read from the list itself),
+// launched the way `CudaContext::launch` does (same contiguous/strided choice, functor passed as
+// bytes, 32-bit layout when it fits, 64-bit forced too) on random views, and compared bit for
+// bit with the CPU ops layer (`weft::ops`, the `DynTensor` ops).
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+use weft::device::kernel_list::{KERNEL_NAMES, kernel_suffix};
+use weft::device::layout::{
+    Outlined, StridedLayout, binary_strided, ternary_strided, unary_strided,
+};
+use weft::functors::{self as fx, BinaryOp, GeluApproximate, UnaryOp};
+use weft::ops::Operand;
+use weft::ops::plan::{self, BinaryPath, OperandInfo};
+use weft::{DynTensor, OperandKind, Scalar};
+
+type ContigFn = unsafe fn(u64, u64, u64, *const u8, *mut u8, &[*const u8]);
+type StridedFn = unsafe fn(u64, u64, &StridedLayout, *const u8, *mut u8, &[*const u8]);
+
+/// One (op, type) of the list: its two entry points, taking the functor as the bytes the host
+/// pushes as the kernel argument.
+struct EmuKernel {
+    fsize: usize,
+    contig: ContigFn,
+    strided: StridedFn,
+}
+
+/// Reads the functor argument as the kernel does (its bytes, copied by the driver) and wraps it
+/// in `Outlined` (one shared non-inlined call, as the expensive kernels do; same results).
+///
+/// # Safety
+/// `f` points at a value of `F` (possibly unaligned).
+unsafe fn functor_arg<F: Copy>(f: *const u8) -> Outlined<F, true> {
+    // SAFETY: caller.
+    Outlined(unsafe { f.cast::<F>().read_unaligned() })
+}
+
+macro_rules! emu_arity {
+    ($ctor:ident, $contig:ident, $strided:ident, ($($A:ident $k:tt),+)) => {
+        impl EmuKernel {
+            fn $ctor<F, $($A),+>() -> EmuKernel
+            where
+                F: Functor<($($A,)+)> + Copy,
+                F::Output: Element,
+                $($A: Element),+
+            {
+                unsafe fn c<F, $($A),+>(tid: u64, nt: u64, n: u64, f: *const u8, out: *mut u8, ins: &[*const u8])
+                where F: Functor<($($A,)+)> + Copy, F::Output: Element, $($A: Element),+
+                {
+                    // SAFETY: caller (the emulated launch) passes dense aligned buffers.
+                    unsafe {
+                        let f = functor_arg::<F>(f);
+                        weft::device::layout::$contig::<_, $($A),+>(tid, nt, n, &f, out, $(ins[$k]),+)
+                    }
+                }
+                unsafe fn s<F, $($A),+>(tid: u64, nt: u64, l: &StridedLayout, f: *const u8, out: *mut u8, ins: &[*const u8])
+                where F: Functor<($($A,)+)> + Copy, F::Output: Element, $($A: Element),+
+                {
+                    // SAFETY: caller: the layout describes the buffers.
+                    unsafe {
+                        let f = functor_arg::<F>(f);
+                        $strided::<_, $($A),+>(tid, nt, l, &f, out, $(ins[$k]),+)
+                    }
+                }
+                EmuKernel { fsize: size_of::<F>(), contig: c::<F, $($A),+>, strided: s::<F, $($A),+> }
+            }
+        }
+    };
+}
+emu_arity!(unary, unary_contig, unary_strided, (A 0));
+emu_arity!(binary, binary_contig, binary_strided, (A 0, B 1));
+emu_arity!(ternary, ternary_contig, ternary_strided, (A 0, B 1, C 2));
+
+/// The emulated kernels, keyed `{op}_{t}`: the ops below, every type the list gives them.
+static KERNELS: LazyLock<HashMap<String, EmuKernel>> = LazyLock::new(|| {
+    let mut m: HashMap<String, EmuKernel> = HashMap::new();
+    let mut reg = |name: &str, k: EmuKernel| {
+        assert!(
+            KERNEL_NAMES.contains(&format!("{name}_c").as_str()),
+            "{name}"
+        );
+        assert!(
+            KERNEL_NAMES.contains(&format!("{name}_s").as_str()),
+            "{name}"
+        );
+        m.insert(name.to_string(), k);
+    };
+    macro_rules! selected {
+        ($n:tt, $body:tt) => {
+            selected!(@ $n, $body, "add" "sub" "mul" "div" "floor_divide" "remainder" "fmod"
+                "pow" "atan2" "maximum" "minimum" "eq" "lt" "logical_and" "bitwise_and"
+                "bitwise_left_shift" "copysign" "mul_scalar_opmath" "div_scalar_opmath"
+                "floor_divide_scalar_opmath" "pow_scalar" "neg" "abs" "sign" "exp" "log1p"
+                "sigmoid" "gelu" "round" "isnan" "logical_not" "clamp" "leaky_relu" "hardtanh"
+                "where" "masked_fill" "lerp" "lerp_scalar" "addcmul" "copy")
+        };
+        (@ $n:tt, {$($b:tt)*}, ) => {};
+        (@ $n:tt, {$($b:tt)*}, $first:tt $($more:tt)*) => {
+            if $n == $first { $($b)* }
+            selected!(@ $n, {$($b)*}, $($more)*);
+        };
+    }
+    macro_rules! kernel {
+        (($A:ty), $F:path) => {
+            EmuKernel::unary::<$F, $A>()
+        };
+        (($A:ty, $B:ty), $F:path) => {
+            EmuKernel::binary::<$F, $A, $B>()
+        };
+        (($A:ty, $B:ty, $C:ty), $F:path) => {
+            EmuKernel::ternary::<$F, $A, $B, $C>()
+        };
+    }
+    macro_rules! entries {
+        () => {};
+        ($n:tt ($A:ty, $B:ty) => $F:path, scalar: [$($t:ident),*]; $($rest:tt)*) => {
+            selected!($n, {$({
+                #[allow(dead_code)]
+                type T = $t;
+                reg(concat!($n, "_", stringify!($t)), EmuKernel::binary::<$F, $A, $B>());
+                reg(concat!($n, "_scalar_", stringify!($t)), EmuKernel::unary::<WithScalar<$F, $B>, $A>());
+            })*});
+            entries!($($rest)*);
+        };
+        ($n:tt $args:tt => $F:path: [$($t:ident),*]; $($rest:tt)*) => {
+            selected!($n, {$({
+                #[allow(dead_code)]
+                type T = $t;
+                reg(concat!($n, "_", stringify!($t)), kernel!($args, $F));
+            })*});
+            entries!($($rest)*);
+        };
+    }
+    weft::gpu_kernel_list!(entries);
+    m
+});
+
+fn tensor_bytes(t: &DynTensor) -> Vec<u8> {
+    let t = t.contiguous();
+    // SAFETY: a contiguous tensor's numel elements start at its data pointer.
+    unsafe { std::slice::from_raw_parts(t.data_ptr_bytes(), t.numel() * t.dtype().size()) }.to_vec()
+}
+
+fn bcast_shape(shapes: &[&[usize]]) -> Vec<usize> {
+    let nd = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    let mut out = vec![1usize; nd];
+    for s in shapes {
+        for (i, &n) in s.iter().enumerate() {
+            let d = nd - s.len() + i;
+            if out[d] == 1 {
+                out[d] = n;
+            } else {
+                assert!(n == 1 || n == out[d], "shapes {shapes:?}");
+            }
+        }
+    }
+    out
+}
+
+/// `CudaContext::launch` on the host: kernel `{op}_{kt}` with functor value `f`, output dtype
+/// `types[0]`, kernel input types `types[1..]`. Runs `_c` when the device would (same dtypes,
+/// dense, aligned), and `_s` with the host's layout and with a forced 64-bit one, each over every
+/// thread of several grids; every result must equal `want` byte for byte.
+fn emu_launch<F: Copy>(
+    op: &str,
+    kt: DType,
+    f: F,
+    types: &[DType],
+    inputs: &[&DynTensor],
+    also: Option<&[usize]>,
+    want: &DynTensor,
+) {
+    emu_launch_to(op, kt, f, types, types[0], inputs, also, want)
+}
+
+/// `CudaContext::launch_to`: the output has dtype `out_dtype` (a cast by the `copy` kernels).
+#[allow(clippy::too_many_arguments)]
+fn emu_launch_to<F: Copy>(
+    op: &str,
+    kt: DType,
+    f: F,
+    types: &[DType],
+    out_dtype: DType,
+    inputs: &[&DynTensor],
+    also: Option<&[usize]>,
+    want: &DynTensor,
+) {
+    let name = format!("{op}_{}", kernel_suffix(kt));
+    let k = KERNELS
+        .get(&name)
+        .unwrap_or_else(|| panic!("{name} is not emulated"));
+    assert_eq!(size_of::<F>(), k.fsize, "{name}: functor argument size");
+    let mut shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
+    if let Some(s) = also {
+        shapes.push(s);
+    }
+    let shape = bcast_shape(&shapes);
+    assert_eq!(want.shape(), shape.as_slice(), "{name}: shape");
+    assert_eq!(want.dtype(), out_dtype, "{name}: dtype");
+    let numel: usize = shape.iter().product();
+    if numel == 0 {
+        return;
+    }
+    let want_bytes = tensor_bytes(want);
+    let ctx = |what: &str| {
+        format!(
+            "{name} {what}: inputs {:?}",
+            inputs
+                .iter()
+                .map(|t| (
+                    t.dtype(),
+                    t.shape().to_vec(),
+                    t.strides().to_vec(),
+                    t.offset()
+                ))
+                .collect::<Vec<_>>()
+        )
+    };
+    let byte_strides = |t: &DynTensor| -> Vec<isize> {
+        let (s, st) = (t.shape(), t.strides());
+        let lead = shape.len() - s.len();
+        (0..shape.len())
+            .map(|d| {
+                if d < lead || s[d - lead] == 1 {
+                    0
+                } else {
+                    st[d - lead] * t.dtype().size() as isize
+                }
+            })
+            .collect()
+    };
+    let out_strides = byte_strides(&DynTensor::zeros(out_dtype, &shape).unwrap());
+    let mut strides = vec![out_strides];
+    strides.extend(inputs.iter().map(|t| byte_strides(t)));
+    let refs: Vec<&[isize]> = strides.iter().map(|s| s.as_slice()).collect();
+    let mut dtypes = vec![out_dtype];
+    dtypes.extend(inputs.iter().map(|t| t.dtype()));
+    let ins: Vec<*const u8> = inputs
+        .iter()
+        .map(|t| t.data_ptr_bytes() as *const u8)
+        .collect();
+    let fp = (&f as *const F).cast::<u8>();
+    let fresh = || DynTensor::zeros(out_dtype, &shape).unwrap();
+
+    let same = dtypes == types;
+    let dense = inputs
+        .iter()
+        .all(|t| t.shape() == shape.as_slice() && t.is_contiguous());
+    let probe = fresh();
+    let mut ptrs = vec![(probe.data_ptr_bytes() as usize, out_dtype.size())];
+    ptrs.extend(
+        ins.iter()
+            .zip(&types[1..])
+            .map(|(&p, d)| (p as usize, d.size())),
+    );
+    if same && dense && contiguous_aligned(&ptrs) {
+        let sizes: Vec<usize> = types.iter().map(|d| d.size()).collect();
+        let chunks = contiguous_chunks(numel as u64, &sizes);
+        for &nt in &GRIDS {
+            let out = fresh();
+            ptrs[0].0 = out.data_ptr_bytes() as usize;
+            if !contiguous_aligned(&ptrs) {
+                continue;
+            }
+            let nt = nt.min(chunks);
+            for tid in 0..nt {
+                // SAFETY: dense buffers of numel elements of the kernel's types, aligned.
+                unsafe { (k.contig)(tid, nt, numel as u64, fp, out.data_ptr_bytes(), &ins) };
+            }
+            assert!(
+                tensor_bytes(&out) == want_bytes,
+                "{}",
+                ctx(&format!("_c grid {nt}"))
+            );
+        }
+    }
+    let host = StridedLayout::new(&shape, &refs, &dtypes).unwrap();
+    let mut layouts = vec![host];
+    if !host.is_wide() {
+        layouts.push(StridedLayout {
+            l32: Layout32::empty(),
+            l64: Layout64::new(&shape, &refs, &dtypes).unwrap(),
+            wide: 1,
+        });
+    }
+    for l in &layouts {
+        for &nt in &GRIDS {
+            let out = fresh();
+            for tid in 0..nt {
+                // SAFETY: the layout describes the views, which lie inside their buffers.
+                unsafe { (k.strided)(tid, nt, l, fp, out.data_ptr_bytes(), &ins) };
+            }
+            assert!(
+                tensor_bytes(&out) == want_bytes,
+                "{}",
+                ctx(&format!("_s wide={} grid {nt}", l.wide))
+            );
+        }
+    }
+}
+
+// ----- random views
+
+fn random_value(dtype: DType, rng: &mut Rng) -> Value {
+    let r = rng.next();
+    match dtype {
+        DType::Bool => Value::Bool(r & 1 == 1),
+        d if d.is_float() => Value::F64(match r % 16 {
+            0 => [
+                f64::NAN,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                -0.0,
+                0.0,
+                1e300,
+                -7e-310,
+                65504.0,
+            ][(r >> 8) as usize % 8],
+            1 => ((r >> 8) % 41) as f64 - 20.0,
+            _ => (((r >> 8) % 40001) as f64 - 20000.0) / 128.0,
+        }),
+        _ => Value::Int(match r % 4 {
+            0 => r as i64,
+            _ => ((r >> 8) % 41) as i64 - 20,
+        }),
+    }
+}
+
+/// A tensor of logical `shape`: a random permutation of a padded buffer, narrowed (an offset),
+/// maybe reversed along a dim (negative stride), with some size-1 dims expanded (broadcast).
+fn random_tensor(dtype: DType, shape: &[usize], rng: &mut Rng) -> DynTensor {
+    let nd = shape.len();
+    let bcast: Vec<bool> = (0..nd).map(|d| shape[d] > 1 && rng.below(5) == 0).collect();
+    let mut perm: Vec<usize> = (0..nd).collect();
+    if rng.below(2) == 0 {
+        for i in (1..nd).rev() {
+            perm.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+    }
+    let pads: Vec<usize> = (0..nd).map(|_| rng.below(2) as usize).collect();
+    let base_shape: Vec<usize> = perm
+        .iter()
+        .map(|&d| if bcast[d] { 1 } else { shape[d] } + pads[d])
+        .collect();
+    let n: usize = base_shape.iter().product();
+    let vals: Vec<Value> = (0..n).map(|_| random_value(dtype, rng)).collect();
+    let mut t = with_dtype!(dtype, T => DynTensor::from_vec::<T>(vals.iter().map(|&v| T::from_value(v)).collect(), &base_shape).unwrap());
+    for (i, &d) in perm.iter().enumerate() {
+        let len = if bcast[d] { 1 } else { shape[d] };
+        t = t.narrow(i as isize, pads[d] as isize, len);
+    }
+    let mut inv = vec![0isize; nd];
+    for (i, &d) in perm.iter().enumerate() {
+        inv[d] = i as isize;
+    }
+    t = t.permute(&inv);
+    for d in 0..nd {
+        if !bcast[d] && shape[d] > 1 && rng.below(4) == 0 {
+            t = t.slice(d as isize, None, None, -1);
+        }
+    }
+    if bcast.iter().any(|&b| b) {
+        let s: Vec<isize> = shape.iter().map(|&n| n as isize).collect();
+        t = t.expand(&s);
+    }
+    assert_eq!(t.shape(), shape);
+    t
+}
+
+/// A contiguous tensor (the `_c` path) or a random view, with a shape that broadcasts to `shape`.
+fn operand(dtype: DType, shape: &[usize], rng: &mut Rng) -> DynTensor {
+    let mut s = shape.to_vec();
+    match rng.below(4) {
+        0 => return random_tensor(dtype, &s, rng).contiguous(),
+        1 if !s.is_empty() => {
+            // broadcast by rank and by size-1 dims (right-aligned)
+            let drop = rng.below(s.len() as u64 + 1) as usize;
+            s.drain(..drop);
+            for n in s.iter_mut() {
+                if rng.below(3) == 0 {
+                    *n = 1;
+                }
+            }
+        }
+        _ => {}
+    }
+    random_tensor(dtype, &s, rng)
+}
+
+fn random_loop_shape(rng: &mut Rng) -> Vec<usize> {
+    let nd = rng.below(5) as usize;
+    (0..nd).map(|_| 1 + rng.below(6) as usize).collect()
+}
+
+fn scalar_value(s: &DynTensor) -> Scalar {
+    match s.to_values()[0] {
+        Value::Bool(b) => Scalar::Bool(b),
+        Value::Int(i) => Scalar::Int(i),
+        Value::F64(x) => Scalar::Float(x),
+        Value::F32(x) => Scalar::Float(x as f64),
+    }
+}
+
+fn info_of(o: Operand, rhs_value: bool) -> OperandInfo {
+    match o {
+        Operand::Scalar(s) => OperandInfo {
+            dtype: s.dtype(),
+            kind: OperandKind::Scalar,
+            value: Some(s),
+        },
+        Operand::Tensor(t) => OperandInfo {
+            dtype: t.dtype(),
+            kind: if t.ndim() == 0 {
+                OperandKind::ZeroDim
+            } else {
+                OperandKind::Dimensioned
+            },
+            value: (rhs_value && t.numel() == 1).then(|| scalar_value(t)),
+        },
+    }
+}
+
+fn scalar_tensor(s: Scalar, dtype: DType) -> DynTensor {
+    DynTensor::scalar(dtype, s)
+}
+
+// ----- the device ops' launch decisions (src/device/ops.rs), on the emulated launcher
+
+/// `op(a, b)` as `device::ops::binary` launches it; `want` is the CPU result.
+fn emu_binary(op: BinaryOp, a: &DynTensor, b: Operand, want: &DynTensor) {
+    let ai = info_of(Operand::Tensor(a), false);
+    let bi = info_of(b, true);
+    let common = plan::common_dtype(&[ai, bi]).unwrap();
+    let p = plan::binary_plan(op, &ai, &bi, common).unwrap();
+    let c = p.compute;
+    let name = op.name();
+    let shape_b = match b {
+        Operand::Tensor(t) => Some(t.shape()),
+        Operand::Scalar(_) => None,
+    };
+    match (p.path, b) {
+        (BinaryPath::ScalarOpmath(s), _) => emu_launch(
+            &format!("{name}_scalar_opmath"),
+            c,
+            fx::MulScalarOpmath { s },
+            &[p.out, c],
+            &[a],
+            shape_b,
+            want,
+        ),
+        (BinaryPath::PowScalar(s), _) => with_dtype!(c, T => emu_launch(
+            "pow_scalar", c, fx::PowScalar::<T> { exp: s.to::<T>() }, &[p.out, c], &[a], None, want)),
+        (BinaryPath::Functor, Operand::Scalar(s))
+            if matches!(
+                op,
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+            ) =>
+        {
+            with_dtype!(c, T => emu_launch(&format!("{name}_scalar"), c, s.to::<T>(), &[p.out, c], &[a], None, want))
+        }
+        (_, Operand::Scalar(s)) => {
+            let y = scalar_tensor(s, c);
+            emu_launch(name, c, (), &[p.out, c, c], &[a, &y], None, want)
+        }
+        (_, Operand::Tensor(y)) => emu_launch(name, c, (), &[p.out, c, c], &[a, y], None, want),
+    }
+}
+
+const ALL: [DType; 10] = DType::ALL;
+
+fn pick(rng: &mut Rng, from: &[DType]) -> DType {
+    from[rng.below(from.len() as u64) as usize]
+}
+
+#[test]
+fn real_binary_kernels_match_cpu_ops() {
+    let ops = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::FloorDivide,
+        BinaryOp::Remainder,
+        BinaryOp::Fmod,
+        BinaryOp::Pow,
+        BinaryOp::Atan2,
+        BinaryOp::Maximum,
+        BinaryOp::Minimum,
+        BinaryOp::Eq,
+        BinaryOp::Lt,
+        BinaryOp::LogicalAnd,
+        BinaryOp::BitwiseAnd,
+        BinaryOp::BitwiseLeftShift,
+        BinaryOp::Copysign,
+    ];
+    let mut rng = Rng(11);
+    let (mut ran, mut refused) = (0, 0);
+    for round in 0..12 {
+        for &op in &ops {
+            let shape = random_loop_shape(&mut rng);
+            // Same dtype half the time (the `_c` path and the plain kernels), else mixed.
+            let da = pick(&mut rng, &ALL);
+            let db = if round % 2 == 0 {
+                da
+            } else {
+                pick(&mut rng, &ALL)
+            };
+            let a = operand(da, &shape, &mut rng);
+            let b_t = operand(db, &shape, &mut rng);
+            let s = match rng.below(3) {
+                0 => Scalar::Int(rng.below(7) as i64 - 3),
+                1 => Scalar::Float((rng.below(41) as f64 - 20.0) / 8.0),
+                _ => Scalar::Bool(true),
+            };
+            let one = random_tensor(db, &[], &mut rng); // a 0-d rhs: the CPU-scalar special cases
+            for b in [
+                Operand::Tensor(&b_t),
+                Operand::Scalar(s),
+                Operand::Tensor(&one),
+            ] {
+                match weft::ops::binary::binary(op, Operand::Tensor(&a), b, None) {
+                    Ok(want) => {
+                        emu_binary(op, &a, b, &want);
+                        ran += 1;
+                    }
+                    Err(_) => refused += 1,
+                }
+            }
+        }
+    }
+    assert!(ran > 300, "ran {ran}, refused {refused}");
+}
+
+#[test]
+fn real_opmath_and_pow_scalar_kernels_match_cpu_ops() {
+    let mut rng = Rng(12);
+    for _ in 0..25 {
+        let shape = random_loop_shape(&mut rng);
+        for d in [DType::F16, DType::BF16] {
+            let a = operand(d, &shape, &mut rng);
+            let s = Scalar::Float((rng.below(2001) as f64 - 1000.0) / 7.0);
+            for op in [BinaryOp::Mul, BinaryOp::Div, BinaryOp::FloorDivide] {
+                for b in [Operand::Scalar(s), Operand::Scalar(Scalar::Int(3))] {
+                    let want = weft::ops::binary::binary(op, Operand::Tensor(&a), b, None).unwrap();
+                    emu_binary(op, &a, b, &want);
+                }
+            }
+        }
+        for d in [
+            DType::U8,
+            DType::I16,
+            DType::I64,
+            DType::F16,
+            DType::BF16,
+            DType::F32,
+            DType::F64,
+        ] {
+            let a = operand(d, &shape, &mut rng);
+            for e in [
+                Scalar::Int(0),
+                Scalar::Int(1),
+                Scalar::Int(2),
+                Scalar::Int(3),
+                Scalar::Float(0.5),
+                Scalar::Float(-1.0),
+                Scalar::Float(2.0),
+            ] {
+                if let Ok(want) = weft::ops::binary::binary(
+                    BinaryOp::Pow,
+                    Operand::Tensor(&a),
+                    Operand::Scalar(e),
+                    None,
+                ) {
+                    emu_binary(BinaryOp::Pow, &a, Operand::Scalar(e), &want);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn real_unary_kernels_match_cpu_ops() {
+    let ops = [
+        UnaryOp::Neg,
+        UnaryOp::Abs,
+        UnaryOp::Sign,
+        UnaryOp::Exp,
+        UnaryOp::Log1p,
+        UnaryOp::Sigmoid,
+        UnaryOp::Round,
+        UnaryOp::IsNan,
+        UnaryOp::LogicalNot,
+    ];
+    let mut rng = Rng(13);
+    let mut ran = 0;
+    for _ in 0..15 {
+        for &op in &ops {
+            let shape = random_loop_shape(&mut rng);
+            let d = pick(&mut rng, &ALL);
+            let a = operand(d, &shape, &mut rng);
+            let Ok(want) = weft::ops::unary::unary(op, &a, None) else {
+                continue;
+            };
+            let (c, out) = plan::unary_plan(op, d).unwrap();
+            emu_launch(op.name(), c, (), &[out, c], &[&a], None, &want);
+            ran += 1;
+        }
+        // gelu (both forms) and the copy kernels (every `to(dtype)`)
+        let shape = random_loop_shape(&mut rng);
+        for d in [DType::F16, DType::BF16, DType::F32, DType::F64] {
+            let a = operand(d, &shape, &mut rng);
+            for approximate in [GeluApproximate::None, GeluApproximate::Tanh] {
+                let want = a.try_gelu(approximate).unwrap();
+                emu_launch(
+                    "gelu",
+                    d,
+                    fx::Gelu { approximate },
+                    &[d, d],
+                    &[&a],
+                    None,
+                    &want,
+                );
+            }
+        }
+        let src = pick(&mut rng, &ALL);
+        let a = operand(src, &shape, &mut rng);
+        for &dst in &ALL {
+            let want = weft::ops::special::to_dtype(&a, dst).unwrap();
+            let want = if dst == src { want.contiguous() } else { want };
+            emu_launch_to("copy", src, (), &[src, src], dst, &[&a], None, &want);
+        }
+    }
+    assert!(ran > 80, "ran {ran}");
+}
+
+#[test]
+fn real_where_kernels_match_cpu_ops() {
+    let mut rng = Rng(14);
+    for round in 0..40 {
+        let shape = random_loop_shape(&mut rng);
+        let cond = operand(DType::Bool, &shape, &mut rng);
+        let da = pick(&mut rng, &ALL);
+        let db = if round % 2 == 0 {
+            da
+        } else {
+            pick(&mut rng, &ALL)
+        };
+        let a = operand(da, &shape, &mut rng);
+        let b = operand(db, &shape, &mut rng);
+        let s = Scalar::Float(2.5);
+        for bo in [Operand::Tensor(&b), Operand::Scalar(s)] {
+            let Ok(want) = weft::ops::special::where_(&cond, Operand::Tensor(&a), bo, None) else {
+                continue;
+            };
+            // device::ops::where_: a scalar becomes a 0-d tensor of the common dtype
+            let c = plan::common_dtype(&[info_of(Operand::Tensor(&a), false), info_of(bo, false)])
+                .unwrap();
+            let y = match bo {
+                Operand::Tensor(t) => t.clone(),
+                Operand::Scalar(s) => scalar_tensor(s, c),
+            };
+            emu_launch(
+                "where",
+                c,
+                (),
+                &[c, DType::Bool, c, c],
+                &[&cond, &a, &y],
+                None,
+                &want,
+            );
+        }
+    }
+}
+
+#[test]
+fn panic_free_fmod_is_bit_identical_to_libm() {
+    // weft's fmod (src/functors/real.rs, used by fmod/remainder/floor_divide on floats) against
+    // libm's on random bit patterns and on edge values, f32 and f64.
+    let f = fx::Fmod;
+    let edge64 = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        3.0,
+        1e-310,
+        -4.9e-324,
+        1e308,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        7.25,
+        -1e-5,
+    ];
+    let mut rng = Rng(15);
+    let mut pairs: Vec<(f64, f64)> = edge64
+        .iter()
+        .flat_map(|&x| edge64.iter().map(move |&y| (x, y)))
+        .collect();
+    for _ in 0..200_000 {
+        let (a, b) = (rng.next(), rng.next());
+        let x = f64::from_bits(a);
+        // half the time a divisor of similar magnitude (short reductions), else any bits
+        let y = if b & 1 == 0 {
+            f64::from_bits(a ^ (b & 0x000F_FFFF_FFFF_FFFF) ^ ((b >> 60) << 52))
+        } else {
+            f64::from_bits(b)
+        };
+        pairs.push((x, y));
+    }
+    for &(x, y) in &pairs {
+        let got: f64 = f.call((x, y));
+        let want = libm::fmod(x, y);
+        assert!(
+            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+            "f64 fmod({x:e}, {y:e}) = {got:e}, libm {want:e}"
+        );
+        let (x32, y32) = (
+            f32::from_bits((x.to_bits() >> 32) as u32),
+            f32::from_bits(y.to_bits() as u32),
+        );
+        for (x, y) in [
+            (x as f32, y as f32),
+            (x32, y32),
+            (
+                x32,
+                f32::from_bits(x32.to_bits() ^ (y.to_bits() as u32 & 0x807F_FFFF)),
+            ),
+        ] {
+            let got: f32 = f.call((x, y));
+            let want = libm::fmodf(x, y);
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "f32 fmod({x:e}, {y:e}) = {got:e}, libm {want:e}"
+            );
+        }
+    }
+}
+
+/// One strided launch on the host's layout (an intermediate of a multi-launch device op).
+fn emu_value<F: Copy>(
+    op: &str,
+    kt: DType,
+    f: F,
+    types: &[DType],
+    inputs: &[&DynTensor],
+) -> DynTensor {
+    let k = &KERNELS[&format!("{op}_{}", kernel_suffix(kt))];
+    assert_eq!(size_of::<F>(), k.fsize);
+    let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
+    let shape = bcast_shape(&shapes);
+    let out = DynTensor::zeros(types[0], &shape).unwrap();
+    let strides: Vec<Vec<isize>> = std::iter::once(&out)
+        .chain(inputs.iter().copied())
+        .map(|t| {
+            let lead = shape.len() - t.ndim();
+            (0..shape.len())
+                .map(|d| {
+                    if d < lead || t.shape()[d - lead] == 1 {
+                        0
+                    } else {
+                        t.strides()[d - lead] * t.dtype().size() as isize
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let refs: Vec<&[isize]> = strides.iter().map(|s| s.as_slice()).collect();
+    let mut dtypes = vec![types[0]];
+    dtypes.extend(inputs.iter().map(|t| t.dtype()));
+    let ins: Vec<*const u8> = inputs
+        .iter()
+        .map(|t| t.data_ptr_bytes() as *const u8)
+        .collect();
+    let l = StridedLayout::new(&shape, &refs, &dtypes).unwrap();
+    for tid in 0..3 {
+        // SAFETY: the layout describes the views, inside their buffers.
+        unsafe {
+            (k.strided)(
+                tid,
+                3,
+                &l,
+                (&f as *const F).cast(),
+                out.data_ptr_bytes(),
+                &ins,
+            )
+        };
+    }
+    out
+}
+
+/// `CudaTensor::try_clamp` (src/device/ops.rs) on the emulated launcher.
+fn emu_clamp(x: &DynTensor, min: Option<Operand>, max: Option<Operand>, want: &DynTensor) {
+    let info = |o: Operand| info_of(o, false);
+    let (mi, ma) = (min.map(info), max.map(info));
+    let p = plan::clamp_plan(&info(Operand::Tensor(x)), mi.as_ref(), ma.as_ref()).unwrap();
+    let c = p.compute;
+    let scalar = |b: plan::ClampBound| match b {
+        plan::ClampBound::Scalar(s) => Some(s),
+        _ => None,
+    };
+    let tensor = |o: Option<Operand>| match o {
+        Some(Operand::Tensor(t)) => Some(t.clone()),
+        _ => None,
+    };
+    let (lo_t, hi_t) = (tensor(min), tensor(max));
+    let (lo_s, hi_s) = (scalar(p.min), scalar(p.max));
+    let run_clamp = lo_s.is_some() || hi_s.is_some() || (lo_t.is_none() && hi_t.is_none());
+    let mut y = x.clone();
+    if let Some(lo) = &lo_t {
+        if !run_clamp && hi_t.is_none() {
+            return emu_launch("maximum", c, (), &[c, c, c], &[lo, &y], None, want);
+        }
+        y = emu_value("maximum", c, (), &[c, c, c], &[lo, &y]);
+    }
+    if run_clamp {
+        with_dtype!(c, T => {
+            let f = fx::Clamp::<T> { min: lo_s.map(|s| s.to::<T>()), max: hi_s.map(|s| s.to::<T>()) };
+            if hi_t.is_none() {
+                return emu_launch("clamp", c, f, &[c, c], &[&y], None, want);
+            }
+            y = emu_value("clamp", c, f, &[c, c], &[&y]);
+        });
+    }
+    let hi = hi_t.expect("a last launch");
+    emu_launch("minimum", c, (), &[c, c, c], &[&hi, &y], None, want)
+}
+
+#[test]
+fn real_special_kernels_match_cpu_ops() {
+    let mut rng = Rng(16);
+    let numeric: Vec<DType> = ALL.iter().copied().filter(|d| *d != DType::Bool).collect();
+    let floats = [DType::F16, DType::BF16, DType::F32, DType::F64];
+    let (mut ran, mut refused) = (0, 0);
+    for _ in 0..30 {
+        let shape = random_loop_shape(&mut rng);
+        let d = pick(&mut rng, &numeric);
+        let x = operand(d, &shape, &mut rng);
+        // clamp: scalar bounds (promotion, integer bounds dropped), tensor bounds, mixed
+        let lo_t = operand(pick(&mut rng, &numeric), &shape, &mut rng);
+        let hi_t = operand(pick(&mut rng, &numeric), &shape, &mut rng);
+        let lo = Scalar::Int(rng.below(21) as i64 - 10);
+        let hi = Scalar::Float((rng.below(41) as f64 - 20.0) / 3.0);
+        let bounds: [(Option<Operand>, Option<Operand>); 8] = [
+            (Some(Operand::Scalar(lo)), None),
+            (None, Some(Operand::Scalar(hi))),
+            (
+                Some(Operand::Scalar(lo)),
+                Some(Operand::Scalar(Scalar::Int(5))),
+            ),
+            (
+                Some(Operand::Scalar(Scalar::Int(-1000))),
+                Some(Operand::Scalar(Scalar::Int(1000))),
+            ),
+            (Some(Operand::Tensor(&lo_t)), None),
+            (None, Some(Operand::Tensor(&hi_t))),
+            (
+                Some(Operand::Tensor(&lo_t)),
+                Some(Operand::Scalar(Scalar::Int(7))),
+            ),
+            (Some(Operand::Scalar(lo)), Some(Operand::Tensor(&hi_t))),
+        ];
+        for (mi, ma) in bounds {
+            match weft::ops::special::clamp(&x, mi, ma, None) {
+                Ok(want) => {
+                    emu_clamp(&x, mi, ma, &want);
+                    ran += 1;
+                }
+                Err(_) => refused += 1,
+            }
+        }
+        let both = weft::ops::special::clamp(
+            &x,
+            Some(Operand::Tensor(&lo_t)),
+            Some(Operand::Tensor(&hi_t)),
+            None,
+        );
+        if let Ok(want) = both {
+            emu_clamp(
+                &x,
+                Some(Operand::Tensor(&lo_t)),
+                Some(Operand::Tensor(&hi_t)),
+                &want,
+            );
+        }
+        // hardtanh
+        let want = x.try_hardtanh(-2.5, 3).unwrap();
+        with_dtype!(d, T => emu_launch("hardtanh", d, fx::Hardtanh::<T> { min: Scalar::Float(-2.5).to::<T>(), max: Scalar::Int(3).to::<T>() }, &[d, d], &[&x], None, &want));
+        // masked_fill (any dtype, mask broadcasting with x)
+        let dm = pick(&mut rng, &ALL);
+        let xm = operand(dm, &shape, &mut rng);
+        let mask = operand(DType::Bool, &shape, &mut rng);
+        let v = Scalar::Int(rng.below(7) as i64 - 3);
+        let want = weft::ops::special::masked_fill(&xm, &mask, Operand::Scalar(v), None).unwrap();
+        with_dtype!(dm, T => emu_launch("masked_fill", dm, fx::MaskedFill::<T> { value: v.to::<T>() }, &[dm, dm, DType::Bool], &[&xm, &mask], None, &want));
+        // lerp, scalar and tensor weight
+        let df = pick(&mut rng, &floats);
+        let (a, b, w) = (
+            operand(df, &shape, &mut rng),
+            operand(df, &shape, &mut rng),
+            operand(df, &shape, &mut rng),
+        );
+        let ws = (rng.below(9) as f64 - 2.0) / 4.0;
+        let want =
+            weft::ops::special::lerp(&a, &b, Operand::Scalar(Scalar::Float(ws)), None).unwrap();
+        emu_launch(
+            "lerp_scalar",
+            df,
+            fx::LerpScalar { weight: ws },
+            &[df, df, df],
+            &[&a, &b],
+            None,
+            &want,
+        );
+        let want = weft::ops::special::lerp(&a, &b, Operand::Tensor(&w), None).unwrap();
+        emu_launch(
+            "lerp",
+            df,
+            (),
+            &[df, df, df, df],
+            &[&a, &b, &w],
+            None,
+            &want,
+        );
+        // addcmul, mixed dtypes promoted together
+        let (d1, d2) = (pick(&mut rng, &numeric), pick(&mut rng, &numeric));
+        let (t1, t2) = (operand(d1, &shape, &mut rng), operand(d2, &shape, &mut rng));
+        for value in [Scalar::Int(3), Scalar::Float(0.5)] {
+            let Ok(want) = weft::ops::special::addcmul(&x, &t1, &t2, value, None) else {
+                refused += 1;
+                continue;
+            };
+            let info = |t: &DynTensor| info_of(Operand::Tensor(t), false);
+            let c = plan::addcmul_plan(&info(&x), &info(&t1), &info(&t2), value).unwrap();
+            let (ty, ins) = ([c, c, c, c], [&x, &t1, &t2]);
+            match c {
+                DType::F16 | DType::BF16 | DType::F32 => emu_launch(
+                    "addcmul",
+                    c,
+                    fx::Addcmul {
+                        value: value.to::<f32>(),
+                    },
+                    &ty,
+                    &ins,
+                    None,
+                    &want,
+                ),
+                DType::F64 => emu_launch(
+                    "addcmul",
+                    c,
+                    fx::Addcmul {
+                        value: value.to::<f64>(),
+                    },
+                    &ty,
+                    &ins,
+                    None,
+                    &want,
+                ),
+                _ => {
+                    with_dtype!(c, T => emu_launch("addcmul", c, fx::Addcmul { value: value.to::<T>() }, &ty, &ins, None, &want))
+                }
+            }
+        }
+    }
+    assert!(ran > 150, "ran {ran}, refused {refused}");
+}

@@ -154,14 +154,7 @@ fn stamp_matches_sources() {
 fn ptx_is_self_contained_and_panic_free() {
     assert!(KERNELS_PTX.contains(".version "), "no .version directive");
     assert!(KERNELS_PTX.contains(".target sm_"), "no .target directive");
-    let allow = std::fs::read_to_string(root().join("gpu/trap-allowlist.txt")).unwrap();
-    let allow: Vec<&str> = allow
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .collect();
     let mut entry = "";
-    let mut allowed_traps = 0;
     for (n, line) in KERNELS_PTX.lines().enumerate() {
         let l = line.trim_start();
         if l.starts_with(".visible .entry") || l.starts_with(".entry") || l.starts_with(".func") {
@@ -176,19 +169,12 @@ fn ptx_is_self_contained_and_panic_free() {
         let is_trap = l
             .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
             .any(|w| w == "trap");
-        if is_trap && allow.iter().any(|p| entry.contains(p)) {
-            allowed_traps += 1;
-            continue;
-        }
         assert!(
             !is_trap,
             "line {}: trap (a panic path) in {entry}: {line}",
             n + 1
         );
     }
-    // The allowlist is for libm's fmod only: it must not grow silently.
-    assert!(allow.len() <= 3, "gpu/trap-allowlist.txt grew: {allow:?}");
-    eprintln!("{allowed_traps} allowlisted trap lines (libm fmod; see gpu/trap-allowlist.txt)");
 }
 
 #[test]

@@ -385,12 +385,30 @@ impl CudaContext {
         inputs: &[&CudaTensor],
         also_broadcast: Option<&[usize]>,
     ) -> Result<CudaTensor> {
+        self.launch_to(op, kernel_t, f, types, types[0], inputs, also_broadcast)
+    }
+
+    /// [`launch`](Self::launch) writing an output of dtype `out_dtype`, which may differ from
+    /// the kernel's output type `types[0]` (the `copy` kernels as casts): then only the strided
+    /// kernel, which stores with the output's runtime dtype, may run.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch_to<F: Copy>(
+        &self,
+        op: &str,
+        kernel_t: DType,
+        f: F,
+        types: &[DType],
+        out_dtype: DType,
+        inputs: &[&CudaTensor],
+        also_broadcast: Option<&[usize]>,
+    ) -> Result<CudaTensor> {
         self.launch_from(
             KernelSource::Builtin,
             op,
             kernel_t,
             f,
             types,
+            out_dtype,
             inputs,
             also_broadcast,
         )
@@ -422,7 +440,7 @@ impl CudaContext {
                 ),
             });
         }
-        self.launch_from(KernelSource::User, op, kernel_t, f, types, inputs, None)
+        self.launch_from(KernelSource::User, op, kernel_t, f, types, types[0], inputs, None)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -433,6 +451,7 @@ impl CudaContext {
         kernel_t: DType,
         f: F,
         types: &[DType],
+        out_dtype: DType,
         inputs: &[&CudaTensor],
         also_broadcast: Option<&[usize]>,
     ) -> Result<CudaTensor> {
@@ -448,7 +467,7 @@ impl CudaContext {
         if let Some(extra) = also_broadcast {
             shape = broadcast_pair(&shape, extra)?;
         }
-        let out = self.zeros(types[0], &shape)?;
+        let out = self.zeros(out_dtype, &shape)?;
         let numel = out.numel();
         if numel == 0 {
             return Ok(out);
@@ -536,9 +555,10 @@ impl CudaContext {
     }
 }
 
-/// The PTX of one op's kernels: `ptx` without the `.entry` definitions of other ops (the
-/// header, global tables and `.func` helpers are kept whole; unused ones cost nothing).
-/// Kernel names are `{op}_{type}_{variant}`, so `op` selects the entries named `{op}_<type>_...`.
+/// The PTX of one op's kernels: `ptx` with only the `.entry` definitions of `op` and the `.func`
+/// helpers they call, directly or through other helpers (declarations and definitions); the
+/// header, comments and global tables are kept whole. Kernel names are `{op}_{type}_{variant}`,
+/// so `op` selects the entries named `{op}_<type>_<variant>`.
 pub fn op_module_ptx(ptx: &str, op: &str) -> String {
     let keeps = |name: &str| {
         name.strip_prefix(op)
@@ -550,27 +570,110 @@ pub fn op_module_ptx(ptx: &str, op: &str) -> String {
                 })
             })
     };
-    let mut out = String::with_capacity(1 << 20);
-    let mut skipping = false;
-    for line in ptx.lines() {
-        if skipping {
-            if line == "}" {
-                skipping = false;
-            }
+    // Top-level pieces: a function (entry or .func; a declaration ends with a `;` line, a
+    // definition with a `}` line) or any other line (kept).
+    enum Piece<'a> {
+        Other(&'a str),
+        Func {
+            entry: bool,
+            name: &'a str,
+            text: Vec<&'a str>,
+        },
+    }
+    let mut pieces: Vec<Piece> = Vec::new();
+    let mut lines = ptx.lines();
+    while let Some(line) = lines.next() {
+        let head = line
+            .strip_prefix(".visible ")
+            .or_else(|| line.strip_prefix(".weak "))
+            .unwrap_or(line);
+        let entry = head.starts_with(".entry ");
+        if !(entry || head.starts_with(".func ")) {
+            pieces.push(Piece::Other(line));
             continue;
         }
-        if let Some(rest) = line
-            .strip_prefix(".visible .entry ")
-            .or_else(|| line.strip_prefix(".entry "))
-        {
-            let name = rest.split('(').next().unwrap_or("").trim();
-            if !keeps(name) {
-                skipping = true;
-                continue;
+        // `.func (.param .b32 func_retval0) NAME` or `.entry NAME(`: the name follows the
+        // return-value group, up to `(` or the end of the line.
+        let rest = head.split_once(' ').map_or("", |(_, r)| r).trim_start();
+        let rest = if rest.starts_with('(') {
+            rest.split_once(')').map_or("", |(_, r)| r).trim_start()
+        } else {
+            rest
+        };
+        let name = rest.split(['(', ' ']).next().unwrap_or("");
+        let mut text = vec![line];
+        for l in lines.by_ref() {
+            text.push(l);
+            if l == ";" || l == "}" {
+                break;
             }
         }
-        out.push_str(line);
-        out.push('\n');
+        pieces.push(Piece::Func { entry, name, text });
+    }
+    // Which helpers each definition references (any token that names a .func).
+    let funcs: std::collections::HashSet<&str> = pieces
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Func {
+                entry: false, name, ..
+            } => Some(*name),
+            _ => None,
+        })
+        .collect();
+    let calls = |text: &[&'_ str]| -> Vec<String> {
+        text.iter()
+            .skip(1)
+            .filter(|l| l.contains("call"))
+            .flat_map(|l| {
+                l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+                    .filter(|t| funcs.contains(t))
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let mut bodies: std::collections::HashMap<&str, Vec<String>> = Default::default();
+    let mut wanted: std::collections::HashSet<String> = Default::default();
+    let mut stack: Vec<String> = Vec::new();
+    for p in &pieces {
+        if let Piece::Func { entry, name, text } = p {
+            if *entry {
+                if keeps(name) {
+                    stack.extend(calls(text));
+                }
+            } else if text.last() == Some(&"}") {
+                bodies.insert(name, calls(text));
+            }
+        }
+    }
+    while let Some(f) = stack.pop() {
+        if wanted.insert(f.clone())
+            && let Some(c) = bodies.get(f.as_str())
+        {
+            stack.extend(c.iter().cloned());
+        }
+    }
+    let mut out = String::with_capacity(1 << 20);
+    for p in &pieces {
+        match p {
+            Piece::Other(l) => {
+                out.push_str(l);
+                out.push('\n');
+            }
+            Piece::Func { entry, name, text } => {
+                let keep = if *entry {
+                    keeps(name)
+                } else {
+                    wanted.contains(*name)
+                };
+                if keep {
+                    for l in text {
+                        out.push_str(l);
+                        out.push('\n');
+                    }
+                }
+            }
+        }
     }
     out
 }

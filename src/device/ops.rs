@@ -291,8 +291,10 @@ impl CudaTensor {
     /// `self.to(dtype)`: PyTorch's conversion (`convert_value`), through the `copy` kernels.
     pub fn try_to(&self, dtype: DType) -> Result<CudaTensor> {
         let s = self.dtype();
+        // The kernel computes `copy` in the source type; the strided kernel converts while
+        // storing (a contiguous `_c` launch would write source-typed elements).
         self.context()
-            .launch("copy", s, (), &[dtype, s], &[self], None)
+            .launch_to("copy", s, (), &[s, s], dtype, &[self], None)
     }
     /// `to`; panics on error.
     pub fn to(&self, dtype: DType) -> CudaTensor {
@@ -376,4 +378,187 @@ pub fn casts_safely(from: DType, to: DType) -> bool {
 /// Every kernel name a plan of this module may launch exists in the committed list.
 pub fn kernel_exists(name: &str) -> bool {
     kernel_list::KERNEL_NAMES.contains(&name)
+}
+
+/// The dtype/kind/value a clamp or masked_fill plan needs of an operand.
+fn plain_info(o: CudaOperand) -> OperandInfo {
+    match o {
+        CudaOperand::Scalar(s) => OperandInfo {
+            dtype: s.dtype(),
+            kind: OperandKind::Scalar,
+            value: Some(s),
+        },
+        CudaOperand::Tensor(t) => OperandInfo {
+            dtype: t.dtype(),
+            kind: if t.shape().is_empty() {
+                OperandKind::ZeroDim
+            } else {
+                OperandKind::Dimensioned
+            },
+            value: None,
+        },
+    }
+}
+
+impl CudaTensor {
+    /// `clamp(self, min, max)` with the CPU's promotion and checks ([`plan::clamp_plan`]).
+    /// Scalar bounds run the `clamp` kernel; a tensor bound runs `maximum(min, x)` /
+    /// `minimum(max, y)` (the same comparisons and NaN propagation; with NaN on both sides the
+    /// result is a NaN whose payload may come from the other operand).
+    pub fn try_clamp<'a, 'b>(
+        &self,
+        min: Option<CudaOperand<'a>>,
+        max: Option<CudaOperand<'b>>,
+    ) -> Result<CudaTensor> {
+        let (mi, ma) = (min.map(plain_info), max.map(plain_info));
+        let p = plan::clamp_plan(
+            &plain_info(CudaOperand::Tensor(self)),
+            mi.as_ref(),
+            ma.as_ref(),
+        )?;
+        let c = p.compute;
+        let ctx = self.context();
+        let scalar = |b: plan::ClampBound| match b {
+            plan::ClampBound::Scalar(s) => Some(s),
+            _ => None,
+        };
+        let tensor = |o: Option<CudaOperand<'_>>| match o {
+            Some(CudaOperand::Tensor(t)) => Some(t.clone()),
+            _ => None,
+        };
+        let (lo_t, hi_t) = (tensor(min), tensor(max));
+        let (lo_s, hi_s) = (scalar(p.min), scalar(p.max));
+        // At most one bound per side, so this is always "lower bound, then upper bound", as the
+        // CPU's functors apply them.
+        let mut y = self.clone();
+        if let Some(lo) = &lo_t {
+            y = ctx.launch("maximum", c, (), &[c, c, c], &[lo, &y], None)?;
+        }
+        if lo_s.is_some() || hi_s.is_some() || (lo_t.is_none() && hi_t.is_none()) {
+            y = crate::with_dtype!(c, T => ctx.launch("clamp", c,
+                f::Clamp::<T> { min: lo_s.map(|s| s.to::<T>()), max: hi_s.map(|s| s.to::<T>()) },
+                &[c, c], &[&y], None))?;
+        }
+        if let Some(hi) = &hi_t {
+            y = ctx.launch("minimum", c, (), &[c, c, c], &[hi, &y], None)?;
+        }
+        Ok(y)
+    }
+    /// `clamp`; panics on error.
+    pub fn clamp<'a, 'b>(
+        &self,
+        min: Option<CudaOperand<'a>>,
+        max: Option<CudaOperand<'b>>,
+    ) -> CudaTensor {
+        ok(self.try_clamp(min, max))
+    }
+
+    /// `hardtanh(self, min, max)` (numeric dtypes, bounds converted to self's dtype).
+    pub fn try_hardtanh(
+        &self,
+        min: impl Into<Scalar>,
+        max: impl Into<Scalar>,
+    ) -> Result<CudaTensor> {
+        let d = self.dtype();
+        plan::hardtanh_check(d)?;
+        let (lo, hi) = (min.into(), max.into());
+        crate::with_dtype!(d, T => self.context().launch("hardtanh", d,
+            f::Hardtanh::<T> { min: lo.to::<T>(), max: hi.to::<T>() }, &[d, d], &[self], None))
+    }
+
+    /// `masked_fill(self, mask, value)`: mask bool (broadcasts with self), value a scalar or a
+    /// 0-d tensor that fits self's dtype; the result keeps self's dtype.
+    pub fn try_masked_fill<'a>(
+        &self,
+        mask: &CudaTensor,
+        value: impl Into<CudaOperand<'a>>,
+    ) -> Result<CudaTensor> {
+        plan::masked_fill_mask_check(mask.dtype())?;
+        let v = match value.into() {
+            CudaOperand::Scalar(s) => s,
+            CudaOperand::Tensor(t) if t.shape().is_empty() => one_element_value(t)?,
+            CudaOperand::Tensor(t) => {
+                return Err(Error::InvalidArgument {
+                    op: "masked_fill",
+                    reason: format!(
+                        "value must be a 0-dimensional tensor, got {} dims",
+                        t.shape().len()
+                    ),
+                });
+            }
+        };
+        let d = self.dtype();
+        plan::masked_fill_check(mask.dtype(), v, d)?;
+        crate::with_dtype!(d, T => self.context().launch("masked_fill", d,
+            f::MaskedFill::<T> { value: v.to::<T>() }, &[d, d, DType::Bool], &[self, mask], None))
+    }
+
+    /// `lerp(self, end, weight)` (floats; weight a scalar or a tensor of self's dtype).
+    pub fn try_lerp<'a>(
+        &self,
+        end: &CudaTensor,
+        weight: impl Into<CudaOperand<'a>>,
+    ) -> Result<CudaTensor> {
+        let d = self.dtype();
+        let w = weight.into();
+        let wd = match w {
+            CudaOperand::Tensor(t) => Some(t.dtype()),
+            CudaOperand::Scalar(_) => None,
+        };
+        plan::lerp_check(d, end.dtype(), wd)?;
+        let ctx = self.context();
+        match w {
+            CudaOperand::Scalar(s) => ctx.launch(
+                "lerp_scalar",
+                d,
+                f::LerpScalar { weight: s.to_f64() },
+                &[d, d, d],
+                &[self, end],
+                None,
+            ),
+            CudaOperand::Tensor(t) => {
+                ctx.launch("lerp", d, (), &[d, d, d, d], &[self, end, t], None)
+            }
+        }
+    }
+
+    /// `addcmul(self, t1, t2, value)` = `self + value * t1 * t2` (numeric, promoted together).
+    pub fn try_addcmul(
+        &self,
+        t1: &CudaTensor,
+        t2: &CudaTensor,
+        value: impl Into<Scalar>,
+    ) -> Result<CudaTensor> {
+        let value = value.into();
+        let info = |t: &CudaTensor| plain_info(CudaOperand::Tensor(t));
+        let c = plan::addcmul_plan(&info(self), &info(t1), &info(t2), value)?;
+        let ctx = self.context();
+        let (ty, ins) = ([c, c, c, c], [self, t1, t2]);
+        match c {
+            DType::F16 | DType::BF16 | DType::F32 => ctx.launch(
+                "addcmul",
+                c,
+                f::Addcmul {
+                    value: value.to::<f32>(),
+                },
+                &ty,
+                &ins,
+                None,
+            ),
+            DType::F64 => ctx.launch(
+                "addcmul",
+                c,
+                f::Addcmul {
+                    value: value.to::<f64>(),
+                },
+                &ty,
+                &ins,
+                None,
+            ),
+            _ => {
+                crate::dispatch_dtypes!(c, int, T => ctx.launch("addcmul", c, f::Addcmul { value: value.to::<T>() }, &ty, &ins, None),
+                _ => unreachable!("checked by the plan"))
+            }
+        }
+    }
 }

@@ -123,7 +123,7 @@ real_impl!(f32,
     atan = libm::atanf, sinh = libm::sinhf, cosh = libm::coshf, tanh = libm::tanhf,
     erf = libm::erff, floor = libm::floorf, ceil = libm::ceilf, trunc = libm::truncf,
     round_even = libm::roundevenf;
-    fmod = libm::fmodf, atan2 = libm::atan2f, pow = libm::powf, hypot = libm::hypotf,
+    fmod = fmod_f32, atan2 = libm::atan2f, pow = libm::powf, hypot = libm::hypotf,
     copysign = libm::copysignf
 );
 real_impl!(f64,
@@ -133,9 +133,59 @@ real_impl!(f64,
     atan = libm::atan, sinh = libm::sinh, cosh = libm::cosh, tanh = libm::tanh,
     erf = libm::erf, floor = libm::floor, ceil = libm::ceil, trunc = libm::trunc,
     round_even = libm::roundeven;
-    fmod = libm::fmod, atan2 = libm::atan2, pow = libm::pow, hypot = libm::hypot,
+    fmod = fmod_f64, atan2 = libm::atan2, pow = libm::pow, hypot = libm::hypot,
     copysign = libm::copysign
 );
+
+/// C `fmod` for one float type, exact (so bit-identical to libm's), with no panic path: libm's
+/// generic version has an integer `%` and an `ilog2` whose zero cases its early returns exclude,
+/// which LLVM cannot prove, so they became `trap` in the PTX. Same structure: NaN cases as
+/// `(x*y)/(x*y)`, then `(num << (ex - ey)) % div` reduced in chunks that fit u64.
+macro_rules! fmod_impl {
+    ($name:ident, $t:ty, $u:ty, $bits:expr, $sig:expr, $chunk:expr) => {
+        #[inline]
+        fn $name(x: $t, y: $t) -> $t {
+            const SIGN: $u = 1 << ($bits - 1);
+            const EXP_MASK: $u = !SIGN & !((1 << $sig) - 1);
+            const IMPLICIT: $u = 1 << $sig;
+            let sx = x.to_bits() & SIGN;
+            let ux = x.to_bits() & !SIGN;
+            let uy = y.to_bits() & !SIGN;
+            // NaN % _, inf % _, _ % NaN, _ % 0
+            if (ux & EXP_MASK == EXP_MASK) | (uy.wrapping_sub(1) & EXP_MASK == EXP_MASK) {
+                return (x * y) / (x * y);
+            }
+            if ux < uy {
+                return x;
+            }
+            // (significand with the implicit bit, exponent past 1); 0 exponent for subnormals
+            let sig_exp = |bits: $u| {
+                let sat = bits.saturating_sub(IMPLICIT);
+                ((bits - (sat & EXP_MASK)) as u64, (sat >> $sig) as u32)
+            };
+            let (num, ex) = sig_exp(ux);
+            let (div, ey) = sig_exp(uy);
+            // div > 0 (y is finite and non-zero); rem < div < 2^($sig + 1) keeps `rem << $chunk`
+            // inside u64.
+            let mut rem = num.checked_rem(div).unwrap_or(0);
+            let mut e = ex.wrapping_sub(ey);
+            while e > 0 {
+                let s = if e < $chunk { e } else { $chunk };
+                rem = (rem << s).checked_rem(div).unwrap_or(0);
+                e -= s;
+            }
+            if rem == 0 {
+                return <$t>::from_bits(sx);
+            }
+            let log2 = 63 - rem.leading_zeros();
+            let shift = if ey < $sig - log2 { ey } else { $sig - log2 };
+            let bits = (rem << shift) + (((ey - shift) as u64) << $sig);
+            <$t>::from_bits(sx | bits as $u)
+        }
+    };
+}
+fmod_impl!(fmod_f32, f32, u32, 32, 23, 40);
+fmod_impl!(fmod_f64, f64, u64, 64, 52, 11);
 
 /// Stamps `Functor<(T,)>` for f32, f64 (computed natively) and f16, bf16 (computed in f32,
 /// rounded once) for a unit or parameter struct with an inherent

@@ -150,3 +150,201 @@ pub fn unary_plan(op: UnaryOp, input: DType) -> Result<(DType, DType)> {
     })?;
     Ok((compute, op.out_dtype(compute)))
 }
+
+// ---------------------------------------------------------------------------------------------
+// Ops with arguments (`ops::special` on the CPU, `device::ops` on device tensors).
+
+/// `s` must be representable in `dtype` (PyTorch's scalar overflow check).
+pub fn check_fits(op: &'static str, s: Scalar, dtype: DType) -> Result<()> {
+    if s.fits(dtype) {
+        Ok(())
+    } else {
+        Err(Error::ScalarOverflow {
+            op,
+            value: format!("{s:?}"),
+            dtype,
+        })
+    }
+}
+
+/// One clamp bound: a scalar folded into the functor, or a tensor operand.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum ClampBound {
+    None,
+    Scalar(Scalar),
+    Tensor,
+}
+
+/// The decision for `clamp(x, min, max)`.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct ClampPlan {
+    /// The computation and result dtype (bounds take part in promotion).
+    pub compute: DType,
+    pub min: ClampBound,
+    pub max: ClampBound,
+}
+
+/// `clamp(x, min, max)`: at least one bound; scalar bounds promote (`int32.clamp(min=1.5)` is
+/// f32) and are checked against the computation dtype; an integer bound beyond the side it
+/// clamps towards is refused, one beyond the other side clamps nothing and is dropped.
+pub fn clamp_plan(
+    x: &OperandInfo,
+    min: Option<&OperandInfo>,
+    max: Option<&OperandInfo>,
+) -> Result<ClampPlan> {
+    const OP: &str = "clamp";
+    if min.is_none() && max.is_none() {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            reason: "at least one of min and max must be given".into(),
+        });
+    }
+    let mut ops = vec![*x];
+    ops.extend(min.copied());
+    ops.extend(max.copied());
+    let compute = common_dtype(&ops).unwrap_or(x.dtype);
+    if !crate::functors::table::clamp_supports(compute) {
+        return Err(Error::UnsupportedDType {
+            op: OP,
+            dtype: x.dtype,
+            other: None,
+        });
+    }
+    let bound = |o: Option<&OperandInfo>, is_min: bool| -> Result<ClampBound> {
+        Ok(match o {
+            None => ClampBound::None,
+            Some(b) if b.kind == OperandKind::Scalar => {
+                let s = b.value.expect("a scalar operand has a value");
+                if compute.is_integer() {
+                    match integer_clamp_bound(s, is_min, compute)? {
+                        Some(v) => ClampBound::Scalar(v),
+                        None => ClampBound::None,
+                    }
+                } else {
+                    check_fits(OP, s, compute)?;
+                    ClampBound::Scalar(s)
+                }
+            }
+            Some(_) => ClampBound::Tensor,
+        })
+    };
+    Ok(ClampPlan {
+        compute,
+        min: bound(min, true)?,
+        max: bound(max, false)?,
+    })
+}
+
+/// PyTorch's integer clamp bounds: a bound beyond the side it clamps towards is refused
+/// (`u8.clamp(min=300)`, `u8.clamp(max=-2)`), one beyond the other side clamps nothing
+/// (`u8.clamp(min=-1)`, `i8.clamp(max=1000)`) and is dropped (`None`).
+fn integer_clamp_bound(s: Scalar, is_min: bool, dtype: DType) -> Result<Option<Scalar>> {
+    use crate::element::{Element, convert_value};
+    let (lo, hi) = crate::with_dtype!(dtype, T => (
+        convert_value::<f64, T>(f64::NEG_INFINITY).to_value(),
+        convert_value::<f64, T>(f64::INFINITY).to_value(),
+    ));
+    let (crate::Value::Int(lo), crate::Value::Int(hi)) = (lo, hi) else {
+        unreachable!("integer dtype")
+    };
+    let v = match s {
+        Scalar::Bool(b) => b as i64,
+        Scalar::Int(i) => i,
+        Scalar::Float(x) => x as i64,
+    };
+    let refused = if is_min { v > hi } else { v < lo };
+    if refused {
+        return Err(Error::ScalarOverflow {
+            op: "clamp",
+            value: format!("{s:?}"),
+            dtype,
+        });
+    }
+    let no_op = if is_min { v < lo } else { v > hi };
+    Ok(if no_op { None } else { Some(Scalar::Int(v)) })
+}
+
+/// `masked_fill(x, mask, value)`: the mask must be bool; the value must be finite and in range
+/// for an integer `x` (a float truncates), in range (or infinite) for a float one.
+pub fn masked_fill_check(mask: DType, value: Scalar, x: DType) -> Result<()> {
+    masked_fill_mask_check(mask)?;
+    let ok = match value {
+        Scalar::Float(v) if x.is_integer() => v.is_finite() && value.fits(x),
+        _ => value.fits(x),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::ScalarOverflow {
+            op: "masked_fill",
+            value: format!("{value:?}"),
+            dtype: x,
+        })
+    }
+}
+
+/// `masked_fill`'s mask must be bool.
+pub fn masked_fill_mask_check(mask: DType) -> Result<()> {
+    if mask != DType::Bool {
+        return Err(Error::UnsupportedDType {
+            op: "masked_fill",
+            dtype: mask,
+            other: None,
+        });
+    }
+    Ok(())
+}
+
+/// `lerp(a, b, weight)`: floats, `b` (and a tensor weight) of `a`'s dtype.
+pub fn lerp_check(a: DType, b: DType, weight: Option<DType>) -> Result<()> {
+    let mismatch = |got: DType| Error::DTypeMismatch {
+        op: "lerp",
+        expected: a,
+        got,
+    };
+    if b != a {
+        return Err(mismatch(b));
+    }
+    if !a.is_float() {
+        return Err(Error::UnsupportedDType {
+            op: "lerp",
+            dtype: a,
+            other: None,
+        });
+    }
+    match weight {
+        Some(w) if w != a => Err(mismatch(w)),
+        _ => Ok(()),
+    }
+}
+
+/// `addcmul(a, t1, t2, value)`: the computation dtype (the three tensors promoted together);
+/// bool, and a float value with integer tensors, are refused.
+pub fn addcmul_plan(
+    a: &OperandInfo,
+    t1: &OperandInfo,
+    t2: &OperandInfo,
+    value: Scalar,
+) -> Result<DType> {
+    let dtype = common_dtype(&[*a, *t1, *t2]).unwrap_or(a.dtype);
+    if dtype.is_bool() || (value.is_float() && !dtype.is_float()) {
+        return Err(Error::UnsupportedDType {
+            op: "addcmul",
+            dtype,
+            other: None,
+        });
+    }
+    Ok(dtype)
+}
+
+/// `hardtanh(x, min, max)`: numeric dtypes (bounds converted to x's dtype).
+pub fn hardtanh_check(x: DType) -> Result<()> {
+    if x.is_bool() {
+        return Err(Error::UnsupportedDType {
+            op: "hardtanh",
+            dtype: x,
+            other: None,
+        });
+    }
+    Ok(())
+}

@@ -3,11 +3,12 @@
 
 use super::Operand;
 use super::binary::finish;
+use super::plan::{self, OperandInfo};
 use super::unary::{build_unary_iter, run_unary};
 use crate::dispatch_dtypes;
 use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
-use crate::element::{Element, convert_value};
+use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::functors::{self as f, Functor};
 use crate::iter::{IterConfig, LoopCost, TensorIterator};
@@ -30,18 +31,6 @@ pub fn result_type_of(ops: &[Operand]) -> Option<DType> {
             st.update(o.dtype(), kind_of(o))
         })
         .finish()
-}
-
-fn check_fits(op: &'static str, s: Scalar, dtype: DType) -> Result<()> {
-    if s.fits(dtype) {
-        Ok(())
-    } else {
-        Err(Error::ScalarOverflow {
-            op,
-            value: format!("{s:?}"),
-            dtype,
-        })
-    }
 }
 
 /// A scalar as a 0-d tensor of `dtype` (a one-element operand the kernels broadcast).
@@ -97,36 +86,25 @@ pub fn clamp(
     out: Option<&DynTensor>,
 ) -> Result<DynTensor> {
     const OP: &str = "clamp";
-    if min.is_none() && max.is_none() {
-        return Err(Error::InvalidArgument {
-            op: OP,
-            reason: "at least one of min and max must be given".into(),
-        });
-    }
-    let mut operands = vec![Operand::Tensor(x)];
-    operands.extend(min.iter().copied());
-    operands.extend(max.iter().copied());
-    let compute = result_type_of(&operands).unwrap_or(x.dtype());
-    if !f::table::clamp_supports(compute) {
-        return Err(unsupported(OP, x.dtype()));
-    }
-    // Scalars become values of the computation dtype (checked); tensors become inputs.
-    let mut inputs = vec![x];
-    let bound = |o: Option<Operand>, is_min: bool| -> Result<(Option<Scalar>, bool)> {
-        match o {
-            None => Ok((None, false)),
-            Some(Operand::Scalar(s)) if compute.is_integer() => {
-                integer_clamp_bound(s, is_min, compute).map(|b| (b, false))
-            }
-            Some(Operand::Scalar(s)) => {
-                check_fits(OP, s, compute)?;
-                Ok((Some(s), false))
-            }
-            Some(Operand::Tensor(_)) => Ok((None, true)),
-        }
+    let info = |o: Operand| OperandInfo {
+        dtype: o.dtype(),
+        kind: kind_of(&o),
+        value: match o {
+            Operand::Scalar(s) => Some(s),
+            Operand::Tensor(_) => None,
+        },
     };
-    let (lo_s, lo_t) = bound(min, true)?;
-    let (hi_s, hi_t) = bound(max, false)?;
+    let (mi, ma) = (min.map(info), max.map(info));
+    let p = plan::clamp_plan(&info(Operand::Tensor(x)), mi.as_ref(), ma.as_ref())?;
+    let compute = p.compute;
+    let scalar = |b: plan::ClampBound| match b {
+        plan::ClampBound::Scalar(s) => (Some(s), false),
+        plan::ClampBound::Tensor => (None, true),
+        plan::ClampBound::None => (None, false),
+    };
+    let (lo_s, lo_t) = scalar(p.min);
+    let (hi_s, hi_t) = scalar(p.max);
+    let mut inputs = vec![x];
     if let Some(Operand::Tensor(t)) = min {
         inputs.push(t);
     }
@@ -146,34 +124,6 @@ pub fn clamp(
         }
     }, _ => return Err(unsupported(OP, x.dtype())));
     Ok(finish(iter, out))
-}
-
-/// PyTorch's integer clamp bounds: a bound beyond the side it clamps towards is refused
-/// (`u8.clamp(min=300)`, `u8.clamp(max=-2)`), one beyond the other side clamps nothing
-/// (`u8.clamp(min=-1)`, `i8.clamp(max=1000)`) and is dropped.
-fn integer_clamp_bound(s: Scalar, is_min: bool, dtype: DType) -> Result<Option<Scalar>> {
-    let (lo, hi) = crate::with_dtype!(dtype, T => (
-        convert_value::<f64, T>(f64::NEG_INFINITY).to_value(),
-        convert_value::<f64, T>(f64::INFINITY).to_value(),
-    ));
-    let (crate::Value::Int(lo), crate::Value::Int(hi)) = (lo, hi) else {
-        unreachable!("integer dtype")
-    };
-    let v = match s {
-        Scalar::Bool(b) => b as i64,
-        Scalar::Int(i) => i,
-        Scalar::Float(x) => x as i64,
-    };
-    let refused = if is_min { v > hi } else { v < lo };
-    if refused {
-        return Err(Error::ScalarOverflow {
-            op: "clamp",
-            value: format!("{s:?}"),
-            dtype,
-        });
-    }
-    let no_op = if is_min { v < lo } else { v > hi };
-    Ok(if no_op { None } else { Some(Scalar::Int(v)) })
 }
 
 /// clamp with one tensor bound, `(x, bound) -> x`; `other` is the scalar bound on the other
@@ -281,7 +231,7 @@ pub fn where_(
     let mut owned = Vec::new();
     for o in [a, b] {
         if let Operand::Scalar(s) = o {
-            check_fits(OP, s, check)?;
+            plan::check_fits(OP, s, check)?;
             owned.push(scalar_tensor(s, dtype));
         }
     }
@@ -309,13 +259,7 @@ pub fn masked_fill(
     out: Option<&DynTensor>,
 ) -> Result<DynTensor> {
     const OP: &str = "masked_fill";
-    if mask.dtype() != DType::Bool {
-        return Err(Error::UnsupportedDType {
-            op: OP,
-            dtype: mask.dtype(),
-            other: None,
-        });
-    }
+    plan::masked_fill_mask_check(mask.dtype())?;
     let v = match value {
         Operand::Scalar(s) => s,
         Operand::Tensor(t) if t.ndim() == 0 => super::binary::one_element_value(t),
@@ -330,30 +274,12 @@ pub fn masked_fill(
         }
     };
     let dtype = x.dtype();
-    masked_fill_value_check(v, dtype)?;
+    plan::masked_fill_check(mask.dtype(), v, dtype)?;
     let iter = iter_with_dtype(OP, dtype, &[x, mask], out)?;
     dispatch_dtypes!(dtype, all, C => iter.for_each(LoopCost::Cheap,
         kernels::binary::<C, bool, _>(f::MaskedFill { value: v.to::<C>() }, iter.dtype(0), iter.dtype(1), iter.dtype(2))),
         _ => unreachable!());
     Ok(finish(iter, out))
-}
-
-/// PyTorch's checks on a masked_fill value: it must be finite and in range for an integer
-/// dtype (a float truncates), in range (or infinite) for a float dtype.
-fn masked_fill_value_check(v: Scalar, dtype: DType) -> Result<()> {
-    let ok = match v {
-        Scalar::Float(x) if dtype.is_integer() => x.is_finite() && v.fits(dtype),
-        _ => v.fits(dtype),
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::ScalarOverflow {
-            op: "masked_fill",
-            value: format!("{v:?}"),
-            dtype,
-        })
-    }
 }
 
 /// `lerp(a, b, weight)`: floats; `weight` a scalar or a tensor.
@@ -365,16 +291,11 @@ pub fn lerp(
 ) -> Result<DynTensor> {
     const OP: &str = "lerp";
     let dtype = a.dtype();
-    if b.dtype() != dtype {
-        return Err(Error::DTypeMismatch {
-            op: OP,
-            expected: dtype,
-            got: b.dtype(),
-        });
-    }
-    if !dtype.is_float() {
-        return Err(unsupported(OP, dtype));
-    }
+    let wd = match weight {
+        Operand::Tensor(w) => Some(w.dtype()),
+        Operand::Scalar(_) => None,
+    };
+    plan::lerp_check(dtype, b.dtype(), wd)?;
     match weight {
         Operand::Scalar(w) => {
             let iter = iter_with_dtype(OP, dtype, &[a, b], out)?;
@@ -385,13 +306,6 @@ pub fn lerp(
             Ok(finish(iter, out))
         }
         Operand::Tensor(w) => {
-            if w.dtype() != dtype {
-                return Err(Error::DTypeMismatch {
-                    op: OP,
-                    expected: dtype,
-                    got: w.dtype(),
-                });
-            }
             let iter = iter_with_dtype(OP, dtype, &[a, b, w], out)?;
             let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
             dispatch_dtypes!(dtype, float, C => iter.for_each(LoopCost::Cheap, kernels::ternary::<C, C, C, _>(f::Lerp, d)), _ => unreachable!());
@@ -409,11 +323,12 @@ pub fn addcmul(
     out: Option<&DynTensor>,
 ) -> Result<DynTensor> {
     const OP: &str = "addcmul";
-    let dtype = result_type_of(&[Operand::Tensor(a), Operand::Tensor(t1), Operand::Tensor(t2)])
-        .expect("operands");
-    if dtype.is_bool() || (value.is_float() && !dtype.is_float()) {
-        return Err(unsupported(OP, dtype));
-    }
+    let info = |t: &DynTensor| OperandInfo {
+        dtype: t.dtype(),
+        kind: kind_of(&Operand::Tensor(t)),
+        value: None,
+    };
+    let dtype = plan::addcmul_plan(&info(a), &info(t1), &info(t2), value)?;
     let iter = iter_with_dtype(OP, dtype, &[a, t1, t2], out)?;
     let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
     let v32 = value.to::<f32>();
