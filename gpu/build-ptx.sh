@@ -24,42 +24,15 @@ stamp() {
 }
 [[ $mode == stamp ]] && { stamp; exit 0; }
 
-tc="${PTX_TOOLCHAIN:-nightly}"; cpu="${PTX_TARGET_CPU:-sm_70}"; target=nvptx64-nvidia-cuda
-# PTX ISA 7.7 (CUDA 11.7+ drivers): `cvta.param` lets a kernel index its by-value layout at run
-# time without first copying it to local memory.
-ptxisa="${PTX_ISA:-+ptx77}"
-rustc +"$tc" --version >/dev/null 2>&1 \
-  || { echo "missing toolchain: rustup toolchain install $tc --component rust-src,llvm-tools" >&2; exit 3; }
-rustc +"$tc" --version | grep -q nightly || export RUSTC_BOOTSTRAP=1
-sysroot="$(rustc +"$tc" --print sysroot)"; host="$(rustc +"$tc" -vV | sed -n 's/^host: //p')"
-[[ -d "$sysroot/lib/rustlib/src/rust/library/core" ]] \
-  || { echo "missing rust-src: rustup component add rust-src --toolchain $tc" >&2; exit 3; }
-export LLVM_TOOLS_BIN="$sysroot/lib/rustlib/$host/bin"
-[[ -x "$LLVM_TOOLS_BIN/llvm-link" ]] \
-  || { echo "missing llvm-tools: rustup component add llvm-tools --toolchain $tc" >&2; exit 3; }
-
+# Toolchain checks, the nvptx64 build and the self-containedness check are shared with
+# gpu/build-user-ptx.sh (a user's functor crate).
+source "$here/ptx-common.sh"
+ptx_setup
 tdir="${PTX_TARGET_DIR:-$root/target/ptx}"
-export RUSTUP_TOOLCHAIN="$tc" RUSTUP_AUTO_INSTALL=0
-# An ambient RUSTFLAGS would silently replace the target-specific flags below.
-unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS CARGO_BUILD_RUSTFLAGS CARGO_TARGET_DIR CARGO RUSTC
-# All crates (core included) get the same target-cpu; immediate-abort turns every panic path
-# into an inline trap, which the grep below then rejects.
-export CARGO_TARGET_NVPTX64_NVIDIA_CUDA_RUSTFLAGS="-Ctarget-cpu=$cpu -Ctarget-feature=$ptxisa -Zunstable-options -Cpanic=immediate-abort"
-[[ -x "$LLVM_TOOLS_BIN/llvm-bitcode-linker" ]] \
-  || export CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER="$here/llvm-bitcode-linker"
-cargo +"$tc" build --manifest-path gpu/kernels/Cargo.toml --release --locked \
-  --target "$target" -Zbuild-std=core --target-dir "$tdir" >&2
+ptx_cargo_build "$tdir" build --manifest-path gpu/kernels/Cargo.toml --locked
 ptx="$tdir/$target/release/kernels.ptx"
-
 # Self-contained and panic-free: no unresolved symbols, no panicking functions, no trap paths.
-# (No `grep | head` under pipefail: a SIGPIPE there once let a trapping module through.)
-bad="$(awk '
-  /^[[:space:]]*\.extern|panick/ { print NR": "$0; next }
-  /(^|[^[:alnum:]_])trap([^[:alnum:]_]|$)/ { print NR": "$0 }' "$ptx" | sed -n 1,5p)"
-if [[ -n "$bad" ]]; then
-  echo "$bad" >&2
-  echo "build-ptx: $ptx has unresolved externs or panic paths (see above)" >&2; exit 4
-fi
+ptx_check_clean "$ptx"
 
 # The committed file is gpu/kernels.ptx.gz (gzip -9 -n: no name or time, byte-reproducible; the
 # text is ~10x larger). gpu/kernels.ptx (git-ignored) is the same text, for reading.

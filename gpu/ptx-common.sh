@@ -39,22 +39,15 @@ ptx_cargo_build() {
   cargo +"$tc" "$@" --release --target "$target" -Zbuild-std=core --target-dir "$tdir" >&2
 }
 
-# ptx_check_clean <file.ptx> [allowlist]: self-contained and panic-free: no unresolved symbols,
-# no panicking functions, and no trap paths outside the functions (kernels or .func helpers)
-# whose names contain a string of the allowlist file (one per line, # comments). Prints the
-# first offending lines and exits 4 otherwise. (No `grep | head` under pipefail: a SIGPIPE there
-# once let a trapping module through.)
+# ptx_check_clean <file.ptx>: self-contained and panic-free: no unresolved symbols, no
+# panicking functions, no trap paths. Prints the first offending lines and exits 4 otherwise.
+# (No `grep | head` under pipefail: a SIGPIPE there once let a trapping module through.)
 ptx_check_clean() {
-  local ptx="$1" allowlist="${2:-}" allow="" bad
-  [[ -n "$allowlist" ]] && allow="$(grep -v '^\s*#' "$allowlist" | grep -v '^\s*$' | tr '\n' ' ')"
-  bad="$(awk -v allow="$allow" '
-    BEGIN { n = split(allow, pre, " ") }
+  local ptx="$1" bad
+  bad="$(awk '
     /^(\.visible |\.weak )?\.(entry|func)/ { name = $0 }
     /^[[:space:]]*\.extern|panick/ { print NR": "$0; next }
-    /(^|[^[:alnum:]_])trap([^[:alnum:]_]|$)/ {
-      ok = 0; for (i = 1; i <= n; i++) if (index(name, pre[i]) > 0) ok = 1
-      if (!ok) print NR": "name": "$0
-    }' "$ptx" | sed -n 1,5p)"
+    /(^|[^[:alnum:]_])trap([^[:alnum:]_]|$)/ { print NR": "name": "$0 }' "$ptx" | sed -n 1,5p)"
   if [[ -n "$bad" ]]; then
     echo "$bad" >&2
     echo "$ptx has unresolved externs or panic paths (see above)" >&2; exit 4
