@@ -113,40 +113,11 @@ impl Evaluator for Weft {
     }
 }
 
-/// Torch results no per-element implementation reproduces (see tests/golden_functors.rs):
-/// gelu(erf) of +inf and near-f32::MAX on torch's contiguous vectorized path, 8 sqrt elements
-/// 1 ulp below the correctly rounded root, and torch's NaN for f32 `3e38 % 0.7456`.
-const KNOWN_DIVERGENCES: &[&str] = &[
-    "gelu/0066",
-    "gelu/0090",
-    "gelu/0110",
-    "gelu/0186",
-    "gelu/0212",
-    "gelu/t00",
-    "sqrt/0010",
-    "sqrt/0052",
-    "sqrt/0063",
-    "sqrt/0101",
-    "sqrt/0114",
-    "sqrt/0165",
-    "sqrt/0175",
-    "sqrt/0185",
-    "remainder/0099",
-];
-
 #[test]
 fn golden_ops_through_the_ops_layer() {
     let g = golden::load_ops();
     let s = golden::run(&g, &Weft);
-    let unexpected: Vec<&String> = s
-        .failures
-        .iter()
-        .filter(|f| {
-            !KNOWN_DIVERGENCES
-                .iter()
-                .any(|k| f.starts_with(&format!("{k}:")))
-        })
-        .collect();
+    let unexpected = golden::unexpected_failures(&s);
     assert!(
         unexpected.is_empty(),
         "{} golden cases failed",

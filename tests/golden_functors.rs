@@ -581,46 +581,12 @@ fn to(x: &Operand, d: DType) -> Result<Output, String> {
     })
 }
 
-/// Cases where torch's result depends on the memory layout or on an algorithm the golden data
-/// does not pin down, which no per-element functor can reproduce; listed so that every other
-/// case must pass. Reported to the lead (see the branch report):
-/// * gelu(erf) on contiguous f32/f16/bf16: torch's vectorized path gives NaN for +inf and
-///   overflows to inf near 3e38; its strided path (and f64) gives inf and x, like `Gelu`.
-/// * sqrt: 8 elements (f32/f64) are 1 ulp below the correctly rounded root (e.g. sqrt(2.0) f64),
-///   although sqrt is `float_exact`; all other 1.7k sqrt elements are correctly rounded.
-/// * remainder/0099: f32 3e38 % 0.7456 is NaN in torch (its vectorized fmod), finite in IEEE.
-const KNOWN_DIVERGENCES: &[&str] = &[
-    "gelu/0066",
-    "gelu/0090",
-    "gelu/0110",
-    "gelu/0186",
-    "gelu/0212",
-    "gelu/t00",
-    "sqrt/0010",
-    "sqrt/0052",
-    "sqrt/0063",
-    "sqrt/0101",
-    "sqrt/0114",
-    "sqrt/0165",
-    "sqrt/0175",
-    "sqrt/0185",
-    "remainder/0099",
-];
-
 #[test]
 fn golden_ops_reference_evaluator() {
     let g = golden::load_ops();
     let s = golden::run(&g, &Reference);
     assert_eq!(s.passed + s.failed + s.skipped, g.cases.len());
-    let unexpected: Vec<&String> = s
-        .failures
-        .iter()
-        .filter(|f| {
-            !KNOWN_DIVERGENCES
-                .iter()
-                .any(|k| f.starts_with(&format!("{k}:")))
-        })
-        .collect();
+    let unexpected = golden::unexpected_failures(&s);
     assert!(
         unexpected.is_empty(),
         "{} unexpected golden failures: {unexpected:#?}",

@@ -613,7 +613,10 @@ fn unary_strided_and_scalar_functors() {
         run_unary_case::<_, f64>(PNeg, DType::I64, DType::F32, &mut rng);
         // A scalar captured in the functor value (what add_scalar_* kernels take as argument).
         run_unary_case::<_, f32>(
-            WithScalar { f: PAdd, s: 0.1f32 },
+            WithScalar {
+                f: PAdd,
+                rhs: 0.1f32,
+            },
             DType::F32,
             DType::F32,
             &mut rng,
@@ -621,7 +624,7 @@ fn unary_strided_and_scalar_functors() {
         run_unary_case::<_, f32>(
             WithScalar {
                 f: PAdd,
-                s: -3.5f32,
+                rhs: -3.5f32,
             },
             DType::I64,
             DType::F32,
@@ -630,7 +633,7 @@ fn unary_strided_and_scalar_functors() {
         run_unary_case::<_, i64>(
             WithScalar {
                 f: PAdd,
-                s: i64::MAX,
+                rhs: i64::MAX,
             },
             DType::I64,
             DType::I64,
@@ -786,7 +789,10 @@ fn contiguous_vector_path_unary_and_ternary() {
         }
         assert_eq!(out.bytes(), want.bytes(), "exp n={n}");
 
-        let s = WithScalar { f: PAdd, s: 200u8 };
+        let s = WithScalar {
+            f: PAdd,
+            rhs: 200u8,
+        };
         let a = Buf::random(DType::U8, n, &mut rng);
         let mut want = Buf::new(DType::U8, n);
         for i in 0..n {

@@ -342,7 +342,7 @@ impl CudaContext {
         A: Element,
         S: Copy + Send + Sync,
     {
-        self.unary::<WithScalar<F, S>, A>(&format!("{op}_scalar"), WithScalar { f, s }, a)
+        self.unary::<WithScalar<F, S>, A>(&format!("{op}_scalar"), WithScalar { f, rhs: s }, a)
     }
 
     /// Runs ternary kernel `op` computing in `(A, B, C)`; operands broadcast.
@@ -440,7 +440,16 @@ impl CudaContext {
                 ),
             });
         }
-        self.launch_from(KernelSource::User, op, kernel_t, f, types, types[0], inputs, None)
+        self.launch_from(
+            KernelSource::User,
+            op,
+            kernel_t,
+            f,
+            types,
+            types[0],
+            inputs,
+            None,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -530,26 +530,10 @@ pub unsafe fn store_convert<T: Element>(p: *mut u8, v: T, code: u8) {
 // ---------------------------------------------------------------------------------------------
 // Scalars.
 
-/// A binary functor with its second operand fixed: `WithScalar { f: Add, s: 2.0 }` is `x + 2.0`.
-/// The scalar travels as part of the functor value, i.e. as a kernel argument.
-#[repr(C)]
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct WithScalar<F, S> {
-    pub f: F,
-    pub s: S,
-}
-
-impl<F, A, S> Functor<(A,)> for WithScalar<F, S>
-where
-    F: Functor<(A, S)>,
-    S: Copy + Send + Sync,
-{
-    type Output = F::Output;
-    #[inline(always)]
-    fn call(&self, (a,): (A,)) -> F::Output {
-        self.f.call((a, self.s))
-    }
-}
+/// A binary functor with its second operand fixed (`WithScalar { f: Add, rhs: 2.0 }` is
+/// `x + 2.0`): the CPU's [`BindRhs`](crate::functors::BindRhs) itself (`#[repr(C)]`), so the
+/// scalar travels as part of the functor value, i.e. as a kernel argument.
+pub use crate::functors::BindRhs as WithScalar;
 
 /// A functor whose `call` is one shared, non-inlined function per (functor, argument types)
 /// when `OUTLINE` (the expensive ones: libm transcendentals, pow, fmod, f16/bf16 soft

@@ -3,8 +3,10 @@
 
 use super::Functor;
 
-/// `x -> f(x, rhs)`.
-#[derive(Copy, Clone, Debug)]
+/// `x -> f(x, rhs)`. `#[repr(C)]`: the GPU kernels take it by value as a kernel argument
+/// (`device::layout::WithScalar`).
+#[repr(C)]
+#[derive(Copy, Clone, Debug, PartialEq)]
 pub struct BindRhs<F, B> {
     pub f: F,
     pub rhs: B,
@@ -23,7 +25,8 @@ where
 }
 
 /// `x -> f(lhs, x)`.
-#[derive(Copy, Clone, Debug)]
+#[repr(C)]
+#[derive(Copy, Clone, Debug, PartialEq)]
 pub struct BindLhs<F, A> {
     pub f: F,
     pub lhs: A,
