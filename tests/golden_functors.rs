@@ -12,49 +12,14 @@ use weft::functors::*;
 use weft::promotion::{OperandKind, ResultTypeState};
 use weft::{DType, Element, Scalar, Value, with_dtype};
 
-/// The Rust type of a `DType` variant name (type position).
-macro_rules! ty {
-    (Bool) => {
-        bool
-    };
-    (U8) => {
-        u8
-    };
-    (I8) => {
-        i8
-    };
-    (I16) => {
-        i16
-    };
-    (I32) => {
-        i32
-    };
-    (I64) => {
-        i64
-    };
-    (F16) => {
-        f16
-    };
-    (BF16) => {
-        bf16
-    };
-    (F32) => {
-        f32
-    };
-    (F64) => {
-        f64
-    };
-}
-
 /// Runs `$body` with `$T` bound to the element type of `$d`, for the listed dtypes only (the
 /// ones the functor implements); any other dtype is an error.
 macro_rules! on {
     ($d:expr, [$($v:ident),*], $T:ident => $body:expr) => {
-        match $d {
-            $(DType::$v => { type $T = ty!($v); $body })*
-            #[allow(unreachable_patterns)]
-            other => return Err(format!("not implemented for {other}")),
-        }
+        weft::dispatch_dtypes!($d, [$($v),*], $T => $body, _ => {
+            let other = $d;
+            return Err(format!("not implemented for {other}"))
+        })
     };
 }
 
