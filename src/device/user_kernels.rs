@@ -75,7 +75,8 @@ macro_rules! __gpu_user_outline {
     };
 }
 
-/// The Rust type of a type token (no_std: `__custom_type!` is host-only).
+/// The Rust type of a kernel-list type token (`f32`, `bf16`, ...); `no_std`, shared by
+/// `gpu_user_kernels!` and the host's `impl_dyn_functors!`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __gpu_user_type {

@@ -783,42 +783,6 @@ macro_rules! __custom_dtype {
     };
 }
 
-/// The Rust type of a kernel-list type token.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __custom_type {
-    (bool) => {
-        bool
-    };
-    (u8) => {
-        u8
-    };
-    (i8) => {
-        i8
-    };
-    (i16) => {
-        i16
-    };
-    (i32) => {
-        i32
-    };
-    (i64) => {
-        i64
-    };
-    (f16) => {
-        $crate::half::f16
-    };
-    (bf16) => {
-        $crate::half::bf16
-    };
-    (f32) => {
-        f32
-    };
-    (f64) => {
-        f64
-    };
-}
-
 /// The argument tuple type of a kernel-list entry (`(T)` -> `(T,)`) and its arity.
 #[doc(hidden)]
 #[macro_export]
@@ -868,7 +832,7 @@ macro_rules! impl_dyn_functors {
                 $(
                     if compute == $crate::__custom_dtype!($t) {
                         #[allow(dead_code)]
-                        type T = $crate::__custom_type!($t);
+                        type T = $crate::__gpu_user_type!($t);
                         return call.run::<$crate::__custom_args!(@tuple $args), Self>(*self);
                     }
                 )+
@@ -880,7 +844,7 @@ macro_rules! impl_dyn_functors {
                 $(
                     if compute == $crate::__custom_dtype!($t) {
                         #[allow(dead_code)]
-                        type T = $crate::__custom_type!($t);
+                        type T = $crate::__gpu_user_type!($t);
                         type Args = $crate::__custom_args!(@tuple $args);
                         return ::core::option::Option::Some(
                             $crate::ops::custom::signature_of::<Args, Self>(),
