@@ -747,39 +747,13 @@ impl DynTensor {
     }
 }
 
-/// The `DType` of a kernel-list type token (`bool u8 i8 i16 i32 i64 f16 bf16 f32 f64`).
+/// The `DType` of a kernel-list type token (`bool u8 i8 i16 i32 i64 f16 bf16 f32 f64`): the
+/// `Element::DTYPE` of the type `__gpu_user_type!` maps it to.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __custom_dtype {
-    (bool) => {
-        $crate::DType::Bool
-    };
-    (u8) => {
-        $crate::DType::U8
-    };
-    (i8) => {
-        $crate::DType::I8
-    };
-    (i16) => {
-        $crate::DType::I16
-    };
-    (i32) => {
-        $crate::DType::I32
-    };
-    (i64) => {
-        $crate::DType::I64
-    };
-    (f16) => {
-        $crate::DType::F16
-    };
-    (bf16) => {
-        $crate::DType::BF16
-    };
-    (f32) => {
-        $crate::DType::F32
-    };
-    (f64) => {
-        $crate::DType::F64
+    ($t:tt) => {
+        <$crate::__gpu_user_type!($t) as $crate::Element>::DTYPE
     };
 }
 
