@@ -6,8 +6,8 @@ use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use half::{bf16, f16};
 
-/// A tensor whose dtype is known at run time.
-#[derive(Clone)]
+/// A tensor whose dtype is known at run time. `clone()` copies the elements (see
+/// `Tensor::clone`); [`DynTensor::share`] is a second handle to the same storage.
 pub enum DynTensor {
     Bool(Tensor<bool>),
     U8(Tensor<u8>),
@@ -96,7 +96,23 @@ dyn_element!(bf16, BF16);
 dyn_element!(f32, F32);
 dyn_element!(f64, F64);
 
+impl Clone for DynTensor {
+    fn clone(&self) -> Self {
+        dispatch!(self, t => DynTensor::from(t.clone()))
+    }
+}
+
 impl DynTensor {
+    /// A second handle to the same storage (no copy); see [`Tensor::share`].
+    pub fn share(&self) -> DynTensor {
+        dispatch!(self, t => DynTensor::from(t.share()))
+    }
+
+    /// A deep copy; see [`Tensor::try_clone`].
+    pub fn try_clone(&self) -> Result<DynTensor> {
+        dispatch!(self, t => Ok(DynTensor::from(t.try_clone()?)))
+    }
+
     pub fn dtype(&self) -> DType {
         dispatch!(self, t => t.dtype())
     }
@@ -140,6 +156,11 @@ impl DynTensor {
     /// Raw pointer to element 0 and the element size, for the iterator.
     pub fn data_ptr_bytes(&self) -> *mut u8 {
         dispatch!(self, t => t.data_ptr() as *mut u8)
+    }
+
+    /// The storage's borrow state (see `storage.rs`).
+    pub(crate) fn borrow_flag(&self) -> &crate::storage::BorrowFlag {
+        dispatch!(self, t => t.storage.borrow_flag())
     }
 
     /// Address range of the whole storage (for overlap checks).
@@ -227,10 +248,7 @@ impl DynTensor {
 
     /// A tensor of `dtype` filled with `value` (converted like [`Scalar::to`](crate::Scalar::to)).
     pub fn full(dtype: DType, shape: &[usize], value: crate::Scalar) -> Result<DynTensor> {
-        crate::with_dtype!(dtype, T => {
-            let t = Tensor::<T>::try_zeros(shape)?;
-            Ok(if crate::tensor::is_zero_bits(&value.to::<T>()) { t } else { Tensor::<T>::full(shape, value.to::<T>()) }.into())
-        })
+        crate::with_dtype!(dtype, T => Ok(Tensor::<T>::try_full(shape, value.to::<T>())?.into()))
     }
 
     /// A tensor of `dtype` filled with ones.

@@ -74,6 +74,13 @@ pub enum Error {
     InvalidArgument { op: &'static str, reason: String },
     /// A device problem (no CUDA driver found, kernel launch failure, ...).
     Device { reason: String },
+    /// The storage is borrowed in a conflicting way right now: another op (usually on another
+    /// thread) writes it while this one reads or writes it, or reads it while this one writes.
+    /// weft never waits (no deadlocks); retry once the other op is done.
+    BorrowConflict { op: &'static str, write: bool },
+    /// The allocator could not provide a buffer of this many bytes (or more than
+    /// `isize::MAX` bytes were asked for).
+    AllocationFailed { bytes: u128 },
 }
 
 fn shape_str(s: &[usize]) -> String {
@@ -154,6 +161,19 @@ impl fmt::Display for Error {
             }
             Error::InvalidArgument { op, reason } => write!(f, "{op}: {reason}"),
             Error::Device { reason } => write!(f, "device error: {reason}"),
+            Error::BorrowConflict { op, write: true } => write!(
+                f,
+                "{op}: cannot write the storage: another operation is reading or writing it \
+                 right now (a tensor shared across threads is written while in use)"
+            ),
+            Error::BorrowConflict { op, write: false } => write!(
+                f,
+                "{op}: cannot read the storage: another operation is writing it right now \
+                 (a tensor shared across threads is written while in use)"
+            ),
+            Error::AllocationFailed { bytes } => {
+                write!(f, "allocation of {bytes} bytes failed")
+            }
         }
     }
 }

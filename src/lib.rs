@@ -6,6 +6,8 @@
 //! Without the default `std` feature only the `no_std` core is built: [`dtype`], [`promotion`],
 //! [`element`], [`scalar`] and [`functors`]; that is what `gpu/kernels` compiles to PTX.
 #![cfg_attr(not(feature = "std"), no_std)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 #![cfg_attr(feature = "std", doc = include_str!("../README.md"))]
 
 pub use half;
@@ -24,7 +26,7 @@ pub mod error;
 #[cfg(feature = "std")]
 pub mod iter;
 #[cfg(feature = "std")]
-pub mod kernels;
+pub(crate) mod kernels;
 #[cfg(feature = "std")]
 pub mod layout;
 #[cfg(feature = "std")]
@@ -51,3 +53,21 @@ pub use iter::{IterConfig, LoopCost, TensorIterator};
 pub use layout::Layout;
 #[cfg(feature = "std")]
 pub use tensor::Tensor;
+
+/// Compile-time soundness checks (doctests only).
+///
+/// The inner loops, closures that write through whatever pointers they are given, are not
+/// public:
+///
+/// ```compile_fail
+/// let _ = weft::kernels::unary::<f32, weft::functors::Neg>;
+/// ```
+///
+/// A storage cannot be written or viewed as a slice through safe public methods:
+///
+/// ```compile_fail
+/// let t = weft::Tensor::<f32>::zeros(&[2]);
+/// let _p = t.storage().as_mut_ptr();
+/// ```
+#[cfg(all(doctest, feature = "std"))]
+pub struct SoundnessDoctests;

@@ -1,12 +1,133 @@
-//! Shared, 64-byte aligned, zero-initialised element buffers.
+//! Shared, 64-byte aligned, zero-initialised element buffers with a run-time borrow state.
 //!
 //! A `Storage<T>` is shared by every view of it (`Arc`). Writes go through raw pointers, never
 //! through `&mut [T]` that could alias a live `&[T]`, so in-place ops on one view are seen by
 //! the others, as in PyTorch.
+//!
+//! The memory model (ARCHITECTURE.md, "Memory model"): every access to the elements holds a
+//! borrow of the storage for its whole duration, a thread-safe `RefCell`: any number of shared
+//! borrows (reads) or one exclusive borrow (a write, which may also read). A conflicting borrow
+//! is refused at once with [`Error::BorrowConflict`] (never waited for: no deadlock is possible)
+//! so two threads can never race on one buffer, whatever handles and views they hold.
 
 use crate::element::Element;
-use std::alloc::{Layout as AllocLayout, alloc_zeroed, dealloc, handle_alloc_error};
+use crate::error::{Error, Result};
+use std::alloc::{Layout as AllocLayout, alloc_zeroed, dealloc};
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A storage's borrow state: the number of shared borrows, or [`BorrowFlag::EXCLUSIVE`].
+#[derive(Debug, Default)]
+pub(crate) struct BorrowFlag(AtomicUsize);
+
+impl BorrowFlag {
+    const EXCLUSIVE: usize = usize::MAX;
+
+    /// Takes a shared borrow; false when the storage is borrowed exclusively.
+    pub(crate) fn try_shared(&self) -> bool {
+        let mut cur = self.0.load(Ordering::Relaxed);
+        loop {
+            // EXCLUSIVE - 1 shared borrows cannot happen (each needs a live guard), but the
+            // check keeps the count from ever reaching EXCLUSIVE.
+            if cur >= Self::EXCLUSIVE - 1 {
+                return false;
+            }
+            // Acquire: see everything the last exclusive borrower wrote before releasing.
+            match self
+                .0
+                .compare_exchange_weak(cur, cur + 1, Ordering::Acquire, Ordering::Relaxed)
+            {
+                Ok(_) => return true,
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// Takes the exclusive borrow; false when any borrow is held.
+    pub(crate) fn try_exclusive(&self) -> bool {
+        self.0
+            .compare_exchange(0, Self::EXCLUSIVE, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    pub(crate) fn release(&self, exclusive: bool) {
+        if exclusive {
+            debug_assert_eq!(self.0.load(Ordering::Relaxed), Self::EXCLUSIVE);
+            // Release: publish this borrower's writes to the next one.
+            self.0.store(0, Ordering::Release);
+        } else {
+            let prev = self.0.fetch_sub(1, Ordering::Release);
+            debug_assert!(prev > 0 && prev != Self::EXCLUSIVE);
+        }
+    }
+
+    /// Takes a borrow of the given kind or returns the conflict error for `op`.
+    pub(crate) fn acquire(&self, op: &'static str, exclusive: bool) -> Result<()> {
+        let ok = if exclusive {
+            self.try_exclusive()
+        } else {
+            self.try_shared()
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::BorrowConflict {
+                op,
+                write: exclusive,
+            })
+        }
+    }
+}
+
+/// A borrow of one storage held for a scope (element accessors, printing, copies).
+pub(crate) struct BorrowGuard<'a> {
+    flag: &'a BorrowFlag,
+    exclusive: bool,
+}
+
+impl<'a> BorrowGuard<'a> {
+    pub(crate) fn new(flag: &'a BorrowFlag, op: &'static str, exclusive: bool) -> Result<Self> {
+        flag.acquire(op, exclusive)?;
+        Ok(BorrowGuard { flag, exclusive })
+    }
+}
+
+impl Drop for BorrowGuard<'_> {
+    fn drop(&mut self) {
+        self.flag.release(self.exclusive);
+    }
+}
+
+/// The borrows of one op over a few operands: one per storage (an input on the output's
+/// storage is part of the output's exclusive borrow). All or nothing: on a conflict the ones
+/// taken are released and the error returned.
+pub(crate) struct Borrows<'a> {
+    held: [Option<(&'a BorrowFlag, bool)>; 4],
+}
+
+impl<'a> Borrows<'a> {
+    /// `wanted`: (flag, exclusive) per operand, at most four.
+    pub(crate) fn acquire(op: &'static str, wanted: &[(&'a BorrowFlag, bool)]) -> Result<Self> {
+        let mut b = Borrows { held: [None; 4] };
+        for (i, &(flag, _)) in wanted.iter().enumerate() {
+            if wanted[..i].iter().any(|(f, _)| std::ptr::eq(*f, flag)) {
+                continue;
+            }
+            let exclusive = wanted.iter().any(|(f, x)| *x && std::ptr::eq(*f, flag));
+            flag.acquire(op, exclusive)?; // on Err, `b` drops and releases the others
+            b.held[i] = Some((flag, exclusive));
+        }
+        Ok(b)
+    }
+}
+
+impl Drop for Borrows<'_> {
+    fn drop(&mut self) {
+        for (flag, exclusive) in self.held.iter().flatten() {
+            flag.release(*exclusive);
+        }
+    }
+}
 
 /// Alignment of every buffer: a cache line, and enough for 512-bit vector loads.
 pub const STORAGE_ALIGN: usize = 64;
@@ -14,8 +135,9 @@ pub const STORAGE_ALIGN: usize = 64;
 pub struct Storage<T: Element> {
     ptr: NonNull<T>,
     len: usize,
-    /// Bytes between the allocation's start and `ptr` (see [`Storage::zeroed`]).
+    /// Bytes between the allocation's start and `ptr` (see [`Storage::try_zeroed`]).
     shift: usize,
+    borrow: BorrowFlag,
 }
 
 /// Alignment asked of the allocator: `calloc`'s own (std's `alloc_zeroed` calls `calloc` only
@@ -27,22 +149,22 @@ const CALLOC_ALIGN: usize = 16;
 #[cfg(target_os = "linux")]
 const HUGEPAGE_MIN: usize = 4 << 20;
 
-// SAFETY: a Storage owns its buffer; element types are plain data (Send + Sync). Concurrent
-// access is coordinated by the callers: the iterator writes disjoint output elements from
-// different threads, and the public API only writes through `&mut Tensor` (see ARCHITECTURE.md,
-// "Aliasing").
+// SAFETY: a Storage owns its buffer; element types are plain data (Send + Sync). Every access
+// to the elements holds a borrow of `borrow` (shared for reads, exclusive for writes), so two
+// threads never access the buffer in conflicting ways; inside one exclusive borrow the iterator
+// hands disjoint output elements to its worker threads (ARCHITECTURE.md, "Memory model").
 unsafe impl<T: Element> Send for Storage<T> {}
+// SAFETY: as for Send.
 unsafe impl<T: Element> Sync for Storage<T> {}
 
 impl<T: Element> Storage<T> {
     /// The allocator layout: the buffer plus room to align its start to [`STORAGE_ALIGN`].
-    fn alloc_layout(len: usize) -> AllocLayout {
+    /// `None` when the buffer would exceed `isize::MAX` bytes.
+    fn alloc_layout(len: usize) -> Option<AllocLayout> {
         let bytes = len
             .checked_mul(size_of::<T>())
-            .and_then(|b| b.checked_add(STORAGE_ALIGN - CALLOC_ALIGN))
-            .expect("storage size overflows usize");
-        AllocLayout::from_size_align(bytes.max(STORAGE_ALIGN), CALLOC_ALIGN)
-            .expect("storage layout")
+            .and_then(|b| b.checked_add(STORAGE_ALIGN - CALLOC_ALIGN))?;
+        AllocLayout::from_size_align(bytes.max(STORAGE_ALIGN), CALLOC_ALIGN).ok()
     }
 
     /// A zero-filled buffer of `len` elements (zero is a valid value of every element type,
@@ -54,12 +176,17 @@ impl<T: Element> Storage<T> {
     /// `alloc_zeroed` for 64-byte alignment directly makes std `memset` the whole buffer on
     /// the calling thread: one extra full pass over memory.) Every byte is initialised (zero),
     /// so any element read before it is written is a valid `0`/`false`.
-    pub fn zeroed(len: usize) -> Self {
-        let layout = Self::alloc_layout(len);
+    ///
+    /// Allocation failure (or a size over `isize::MAX` bytes) is an `Err`, never an abort.
+    pub fn try_zeroed(len: usize) -> Result<Self> {
+        let failed = || Error::AllocationFailed {
+            bytes: len as u128 * size_of::<T>() as u128,
+        };
+        let layout = Self::alloc_layout(len).ok_or_else(failed)?;
         // SAFETY: layout has non-zero size.
         let raw = unsafe { alloc_zeroed(layout) };
         if raw.is_null() {
-            handle_alloc_error(layout);
+            return Err(failed());
         }
         let shift = raw.align_offset(STORAGE_ALIGN);
         debug_assert!(shift <= STORAGE_ALIGN - CALLOC_ALIGN);
@@ -70,18 +197,41 @@ impl<T: Element> Storage<T> {
         if layout.size() >= HUGEPAGE_MIN {
             advise_hugepages(raw, layout.size());
         }
-        Storage {
-            ptr: NonNull::new(ptr).expect("non-null"),
+        // SAFETY: raw is non-null, so raw + shift (inside the allocation) is too.
+        let ptr = unsafe { NonNull::new_unchecked(ptr) };
+        Ok(Storage {
+            ptr,
             len,
             shift,
-        }
+            borrow: BorrowFlag::default(),
+        })
     }
 
-    pub fn from_slice(data: &[T]) -> Self {
-        let s = Self::zeroed(data.len());
-        // SAFETY: fresh buffer of data.len() elements, no overlap.
+    /// [`Storage::try_zeroed`], panicking on allocation failure.
+    pub fn zeroed(len: usize) -> Self {
+        Self::try_zeroed(len).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A fresh buffer holding a copy of `data`.
+    pub fn try_from_slice(data: &[T]) -> Result<Self> {
+        let s = Self::try_zeroed(data.len())?;
+        // SAFETY: fresh buffer of data.len() elements, no overlap, not shared yet.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), s.ptr.as_ptr(), data.len()) };
-        s
+        Ok(s)
+    }
+
+    /// [`Storage::try_from_slice`], panicking on allocation failure.
+    pub fn from_slice(data: &[T]) -> Self {
+        Self::try_from_slice(data).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    pub(crate) fn borrow_flag(&self) -> &BorrowFlag {
+        &self.borrow
+    }
+
+    /// Holds a borrow (shared, or exclusive for writes) for the guard's lifetime.
+    pub(crate) fn borrow(&self, op: &'static str, exclusive: bool) -> Result<BorrowGuard<'_>> {
+        BorrowGuard::new(&self.borrow, op, exclusive)
     }
 
     pub fn len(&self) -> usize {
@@ -96,27 +246,19 @@ impl<T: Element> Storage<T> {
         self.ptr.as_ptr()
     }
 
-    /// Raw pointer for writing. Callers guarantee no `&[T]` to the written elements is live.
-    pub fn as_mut_ptr(&self) -> *mut T {
+    /// Raw pointer for writing. Callers hold the exclusive borrow (or own the storage alone).
+    pub(crate) fn as_mut_ptr(&self) -> *mut T {
         self.ptr.as_ptr()
-    }
-
-    /// The whole buffer as a slice.
-    ///
-    /// # Safety
-    /// No write to this storage may happen while the slice is alive.
-    pub unsafe fn as_slice(&self) -> &[T] {
-        // SAFETY: ptr is valid for len initialised elements; caller excludes writers.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 }
 
 impl<T: Element> Drop for Storage<T> {
     fn drop(&mut self) {
-        // SAFETY: allocated in `zeroed` with the same layout, at `ptr - shift`.
+        let layout = Self::alloc_layout(self.len).expect("the layout it was allocated with");
+        // SAFETY: allocated in `try_zeroed` with this layout, at `ptr - shift`.
         unsafe {
             let raw = (self.ptr.as_ptr() as *mut u8).sub(self.shift);
-            dealloc(raw, Self::alloc_layout(self.len))
+            dealloc(raw, layout)
         }
     }
 }

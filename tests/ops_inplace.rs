@@ -286,7 +286,7 @@ fn public_inplace_and_out_methods() {
         ]
     );
     assert_eq!(base.to_values()[4], Value::F32(2.0 * 5.5));
-    let mut v2 = view.clone();
+    let mut v2 = view.share();
     v2.try_clamp_(None, Some(Scalar::Float(10.0).into()))
         .unwrap();
     assert!(
@@ -356,21 +356,42 @@ fn partial_overlap_between_out_and_input_is_an_error() {
         &before,
         "second input shifted",
     );
-    let sq = base.narrow(0, 0, 9).view(&[3, 3]);
-    assert_overlap_error(
-        sq.try_add_out(1.0, &sq.t()),
-        &base,
-        &before,
-        "out = input.t()",
-    );
-    assert_overlap_error(
-        sq.try_clamp_out(Some(Scalar::Int(0).into()), None, &sq.t()),
-        &base,
-        &before,
-        "clamp out = input.t()",
-    );
     let mut dst = base.narrow(0, 1, 8);
     assert_overlap_error(dst.try_copy_(&a), &base, &before, "copy_ shifted");
+}
+
+/// An output holding an input's own elements in another order (transposed, reversed) is
+/// computed as if the input were copied first (PyTorch has no negative strides and calls the
+/// transposed case a full overlap, computing it in place wrongly).
+#[test]
+fn full_overlap_in_another_order_reads_the_input_first() {
+    let fresh = || f32_base(9).view(&[3, 3]);
+    let sq = fresh();
+    let want = sq.add(1.0).t().to_values();
+    sq.try_add_out(1.0, &sq.t()).unwrap();
+    assert_eq!(sq.to_values(), want, "out = input.t()");
+    let sq = fresh();
+    let want = sq
+        .clamp(Some(Scalar::Float(3.0).into()), None)
+        .slice(0, None, None, -1)
+        .to_values();
+    sq.try_clamp_out(
+        Some(Scalar::Float(3.0).into()),
+        None,
+        &sq.slice(0, None, None, -1),
+    )
+    .unwrap();
+    assert_eq!(sq.to_values(), want, "clamp out = reversed input");
+    let v = f32_base(6);
+    let mut r = v.slice(0, None, None, -1);
+    r.copy_(&v);
+    assert_eq!(
+        v.to_values(),
+        (0..6)
+            .rev()
+            .map(|i| Value::F32(i as f32 + 0.5))
+            .collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -386,7 +407,7 @@ fn output_with_internal_overlap_is_an_error() {
         "add into expanded",
     );
     assert_overlap_error(a.try_sin_out(&out), &base, &before, "sin into expanded");
-    let mut e = out.clone();
+    let mut e = out.share();
     assert_overlap_error(e.try_add_(1.0), &base, &before, "add_ on expanded");
     assert_overlap_error(e.try_copy_(&a), &base, &before, "copy_ into expanded");
 }

@@ -526,7 +526,7 @@ fn in_place_on_transposed_view_and_out_into_strided_view() {
     assert_same("out strided", &wide, &dwide);
     // _out into an input alias (the out is the lhs itself).
     let c = gen_f::<f32>(&[6, 4], 5);
-    let mut alias = c.clone();
+    let mut alias = c.share();
     let before = c.to_vec();
     c.mul_out(&b, &mut alias);
     let want: Vec<f32> = before.iter().zip(b.to_vec()).map(|(x, y)| x * y).collect();

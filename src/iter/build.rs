@@ -43,13 +43,26 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
         ));
     }
 
-    // 2. memory overlap
+    // 2. memory overlap (overlap.rs): outputs must not overlap themselves or each other; an
+    // input that reaches an output's elements in another order is read from a copy.
+    let mut cfg = cfg;
     if cfg.check_mem_overlap {
-        for out in cfg.outputs.iter().flatten() {
+        for (k, out) in cfg.outputs.iter().enumerate() {
+            let Some(out) = out else { continue };
             overlap::assert_no_internal_overlap(out)?;
-            for (inp, _) in &cfg.inputs {
-                overlap::assert_no_partial_overlap(out, inp)?;
+            for other in cfg.outputs[..k].iter().flatten() {
+                overlap::assert_outputs_disjoint(out, other)?;
             }
+        }
+    }
+    for k in 0..cfg.inputs.len() {
+        let mut copy = false;
+        for out in cfg.outputs.iter().flatten() {
+            copy |= overlap::output_input_sharing(out, &cfg.inputs[k].0, cfg.check_mem_overlap)?
+                == overlap::Sharing::CopyInput;
+        }
+        if copy {
+            cfg.inputs[k].0 = cfg.inputs[k].0.try_clone()?;
         }
     }
 
@@ -139,13 +152,13 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
     let placeholder = cfg
         .inputs
         .first()
-        .map(|(t, _)| t.clone())
-        .or_else(|| cfg.outputs.iter().flatten().next().cloned());
+        .map(|(t, _)| t.share())
+        .or_else(|| cfg.outputs.iter().flatten().next().map(DynTensor::share));
     for o in &cfg.outputs {
         let (tensor, allocated) = match o {
-            Some(t) => (t.clone(), false),
+            Some(t) => (t.share(), false),
             None => match &placeholder {
-                Some(p) => (p.clone(), true),
+                Some(p) => (p.share(), true),
                 None => (
                     DynTensor::zeros(out_dtype.unwrap_or(DType::F32), &[])?,
                     true,
@@ -161,7 +174,7 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
     }
     for (t, c) in &cfg.inputs {
         operands.push(Operand {
-            tensor: t.clone(),
+            tensor: t.share(),
             is_output: false,
             is_const: *c,
             allocated: false,
@@ -189,11 +202,12 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
         numel,
         is_reduction: cfg.is_reduction,
         fast_setup: false,
+        borrows: SmallBuf::empty((0, false)),
     };
 
     // 6. fast set-up
     if all_same_shape && !cfg.is_reduction && fast_set_up(&mut it, &cfg, alloc_dtype)? {
-        finish_ptrs(&mut it);
+        finish(&mut it)?;
         return Ok(it);
     }
 
@@ -280,14 +294,38 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
     it.shape = ishape;
     it.strides = packed;
     it.perm = perm;
-    finish_ptrs(&mut it);
+    finish(&mut it)?;
     Ok(it)
 }
 
-fn finish_ptrs(it: &mut TensorIterator) {
+/// Base pointers, and the borrows held until the iterator is dropped: one per storage among
+/// the given operands, exclusive when an output is on it (one op whose input and output share
+/// a storage is one borrower; `overlap.rs` made reading it in place correct). Allocated
+/// outputs are fresh and unshared: no borrow.
+fn finish(it: &mut TensorIterator) -> Result<()> {
     for (i, op) in it.operands.iter().enumerate() {
         it.base[i] = op.tensor.data_ptr_bytes();
     }
+    for i in 0..it.operands.len() {
+        let op = &it.operands[i];
+        if op.allocated {
+            continue;
+        }
+        let ptr = op.tensor.storage_ptr();
+        let first = it.operands[..i]
+            .iter()
+            .all(|o| o.allocated || o.tensor.storage_ptr() != ptr);
+        if !first {
+            continue;
+        }
+        let exclusive = it.operands[i..]
+            .iter()
+            .any(|o| o.is_output && !o.allocated && o.tensor.storage_ptr() == ptr);
+        // On a conflict the iterator is dropped, releasing the borrows taken so far.
+        op.tensor.borrow_flag().acquire(it.name, exclusive)?;
+        it.borrows.push((i, exclusive));
+    }
+    Ok(())
 }
 
 /// NumPy/PyTorch broadcasting of two shapes (`infer_size`).

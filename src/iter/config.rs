@@ -15,7 +15,6 @@ use std::vec::Vec;
 /// `declare_static_dtype` needs `check_all_same_dtype(false)` first, `declare_static_shape`
 /// needs `resize_outputs(false)`, and `promote_integer_inputs_to_float` needs
 /// `promote_inputs_to_common_dtype` (checked in [`IterConfig::build`]).
-#[derive(Clone)]
 pub struct IterConfig {
     pub(crate) name: &'static str,
     /// `None`: allocate.
@@ -78,7 +77,7 @@ impl IterConfig {
 
     /// A given output: written in place, never broadcast (except in reductions), never resized.
     pub fn add_output(mut self, t: &DynTensor) -> Self {
-        self.outputs.push(Some(t.clone()));
+        self.outputs.push(Some(t.share()));
         self
     }
     /// An output the iterator allocates with the broadcast shape, in the inputs' dim order.
@@ -87,11 +86,11 @@ impl IterConfig {
         self
     }
     pub fn add_input(mut self, t: &DynTensor) -> Self {
-        self.inputs.push((t.clone(), false));
+        self.inputs.push((t.share(), false));
         self
     }
     pub fn add_const_input(mut self, t: &DynTensor) -> Self {
-        self.inputs.push((t.clone(), true));
+        self.inputs.push((t.share(), true));
         self
     }
     /// A number that takes part in the common-dtype computation only (with the weakest

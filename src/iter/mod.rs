@@ -52,6 +52,7 @@ mod run;
 mod small;
 
 pub use config::IterConfig;
+pub(crate) use overlap::is_non_overlapping_and_dense;
 pub use run::LoopCost;
 
 use crate::dtype::DType;
@@ -88,12 +89,31 @@ pub struct TensorIterator {
     pub(crate) numel: usize,
     pub(crate) is_reduction: bool,
     pub(crate) fast_setup: bool,
+    /// Storage borrows held while the iterator lives: (operand index, exclusive).
+    pub(crate) borrows: SmallBuf<(usize, bool), 8>,
+}
+
+impl TensorIterator {
+    fn release_borrows(&mut self) {
+        for &(i, exclusive) in self.borrows.iter() {
+            self.operands[i].tensor.borrow_flag().release(exclusive);
+        }
+        self.borrows.truncate(0);
+    }
+}
+
+impl Drop for TensorIterator {
+    fn drop(&mut self) {
+        self.release_borrows();
+    }
 }
 
 // SAFETY: the raw pointers in `base` point into storages kept alive by the `DynTensor`s held in
-// `operands` (Arc-shared, Send + Sync). The iterator itself never dereferences them; the kernel
-// closures passed to `for_each` do, each thread on disjoint output elements.
+// `operands` (Arc-shared, Send + Sync) and borrowed (`borrows`) for the iterator's lifetime, so
+// no other op touches them in a conflicting way. The iterator itself never dereferences them;
+// the kernel closures passed to `for_each` do, each thread on disjoint output elements.
 unsafe impl Send for TensorIterator {}
+// SAFETY: as for Send; shared access only reads the geometry.
 unsafe impl Sync for TensorIterator {}
 
 impl TensorIterator {
@@ -191,9 +211,10 @@ impl TensorIterator {
         &self.operands[self.noutputs + i].tensor
     }
     /// The outputs (given or allocated), in order.
-    pub fn into_outputs(self) -> Vec<DynTensor> {
+    pub fn into_outputs(mut self) -> Vec<DynTensor> {
+        self.release_borrows();
         let n = self.noutputs;
-        self.operands
+        std::mem::take(&mut self.operands)
             .into_iter()
             .take(n)
             .map(|o| o.tensor)

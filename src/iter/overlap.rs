@@ -1,52 +1,158 @@
-//! Memory-overlap checks, PyTorch's `MemoryOverlap.cpp` rules: cheap and conservative.
+//! Memory-overlap rules for writable outputs: never a silent wrong answer.
 //!
-//! * internal overlap of an output: "yes" only when a dim of size > 1 has stride 0 (an error);
-//!   anything else is allowed (PyTorch's "no" or "too hard");
-//! * output vs input on the same storage: identical layouts (in-place) are allowed, disjoint
-//!   element ranges are allowed, two non-overlapping-dense layouts whose ranges intersect are a
-//!   partial overlap (an error); other layouts are "too hard" and allowed, as in PyTorch.
+//! PyTorch's `MemoryOverlap.cpp` is cheap and conservative because PyTorch has no negative
+//! strides; weft has them (`slice` with a negative step is a view), so an output can hold the
+//! same elements as an input in another order. The rules, checked before any write:
+//!
+//! * **internal overlap** of an output (two coordinates at one address: a stride-0 dim of
+//!   size above 1, or overlapping steps made with `as_strided`) is an error: the result would depend on
+//!   the order of writes. Proven absent by a stride-sort bound, else by marking every address
+//!   of a small enough layout; a layout too large to prove is refused (a clear error);
+//! * **output vs input on one storage**: the identical view (in-place) and disjoint address
+//!   ranges run as they are; two non-overlapping-dense layouts whose ranges intersect without
+//!   being identical are a partial overlap (an error, as in PyTorch); every other overlap
+//!   (reversed, transposed, stepped or broadcast views of the output's own elements) is
+//!   computed correctly by reading a copy of that input, taken before the first write.
+//! * two outputs of one op must not share any address.
 
 use crate::dyn_tensor::DynTensor;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 
+/// Layouts up to this many addresses are checked exactly by marking each one.
+const EXACT_CHECK_MAX: usize = 1 << 22;
+
 pub(crate) fn assert_no_internal_overlap(t: &DynTensor) -> Result<()> {
-    let l = t.layout();
-    if l.shape()
-        .iter()
-        .zip(l.strides())
-        .any(|(&n, &s)| n > 1 && s == 0)
-    {
-        return Err(Error::MemoryOverlap {
-            reason: "an output has internal overlap (a dim of size > 1 with stride 0); \
-                     write into a contiguous copy instead",
-        });
+    match has_internal_overlap(t.layout()) {
+        Some(false) => Ok(()),
+        Some(true) => Err(Error::MemoryOverlap {
+            reason: "an output has internal overlap (two of its elements share one memory \
+                     location, e.g. a dim of size > 1 with stride 0); write into a contiguous \
+                     copy instead",
+        }),
+        None => Err(Error::MemoryOverlap {
+            reason: "an output's strides may map two elements to one memory location and the \
+                     layout is too large to check exactly; write into a contiguous copy instead",
+        }),
     }
-    Ok(())
 }
 
-pub(crate) fn assert_no_partial_overlap(out: &DynTensor, inp: &DynTensor) -> Result<()> {
+/// Whether two coordinates of `l` reach one address: `Some(answer)`, or `None` when the layout
+/// is too large to decide exactly.
+pub(crate) fn has_internal_overlap(l: &Layout) -> Option<bool> {
+    if l.shape().contains(&0) {
+        return Some(false);
+    }
+    // (|stride|, size) of the dims of size >= 2, sorted by |stride|.
+    let mut dims = super::small::DimVec::<(usize, usize)>::empty((0, 0));
+    for (&n, &s) in l.shape().iter().zip(l.strides()) {
+        if n >= 2 {
+            if s == 0 {
+                return Some(true);
+            }
+            dims.push((s.unsigned_abs(), n));
+        }
+    }
+    dims.sort_unstable();
+    // Sufficient: each stride exceeds the span of all smaller-stride dims together.
+    let mut span = 0usize; // largest offset reachable by the dims so far
+    let mut bounded = true;
+    for &(s, n) in dims.iter() {
+        if s <= span {
+            bounded = false;
+            break;
+        }
+        // Validated layouts have extents in isize, so this cannot overflow.
+        span += (n - 1) * s;
+    }
+    if bounded {
+        return Some(false);
+    }
+    // Exact: mark every address (small layouts only).
+    let total: usize = dims.iter().map(|&(s, n)| (n - 1) * s).sum::<usize>() + 1;
+    let numel: usize = dims.iter().map(|&(_, n)| n).product();
+    if total > EXACT_CHECK_MAX || numel > EXACT_CHECK_MAX {
+        return None;
+    }
+    let mut seen = vec![false; total];
+    let mut coord = super::small::DimVec::<usize>::filled(dims.len(), 0);
+    let mut addr = 0usize;
+    loop {
+        if std::mem::replace(&mut seen[addr], true) {
+            return Some(true);
+        }
+        let mut d = 0;
+        loop {
+            if d == dims.len() {
+                return Some(false);
+            }
+            coord[d] += 1;
+            addr += dims[d].0;
+            if coord[d] < dims[d].1 {
+                break;
+            }
+            addr -= dims[d].0 * dims[d].1;
+            coord[d] = 0;
+            d += 1;
+        }
+    }
+}
+
+/// What an output and an input on possibly the same storage need.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Sharing {
+    /// Different storages, disjoint ranges, or the identical view: read in place.
+    None,
+    /// The input reaches the output's elements in another order: read a copy of it.
+    CopyInput,
+}
+
+/// `check`: PyTorch's `check_mem_overlap`; when off, a partial overlap is read from a copy
+/// instead of refused (never computed wrongly).
+pub(crate) fn output_input_sharing(
+    out: &DynTensor,
+    inp: &DynTensor,
+    check: bool,
+) -> Result<Sharing> {
     // Storages are typed: tensors of different dtypes never share one.
     if out.dtype() != inp.dtype() || out.storage_ptr() != inp.storage_ptr() {
-        return Ok(());
+        return Ok(Sharing::None);
     }
     let (a, b) = (out.layout(), inp.layout());
     if a == b {
-        return Ok(()); // the same view: in-place
+        return Ok(Sharing::None); // the same view: in-place, element for element
     }
     let (Some((alo, ahi)), Some((blo, bhi))) = (a.extent(), b.extent()) else {
-        return Ok(()); // an empty tensor overlaps nothing
+        return Ok(Sharing::None); // an empty tensor overlaps nothing
     };
     if ahi < blo || bhi < alo {
+        return Ok(Sharing::None);
+    }
+    if check && is_non_overlapping_and_dense(a) && is_non_overlapping_and_dense(b) {
+        // Two dense blocks: the same block in another order (a transpose) or a shifted one.
+        if (alo, ahi) != (blo, bhi) {
+            return Err(Error::MemoryOverlap {
+                reason: "an output partially overlaps an input (they share memory without \
+                         being the same view); make a copy of the input first",
+            });
+        }
+    }
+    Ok(Sharing::CopyInput)
+}
+
+/// Two outputs of one op must not write one address.
+pub(crate) fn assert_outputs_disjoint(a: &DynTensor, b: &DynTensor) -> Result<()> {
+    if a.dtype() != b.dtype() || a.storage_ptr() != b.storage_ptr() {
         return Ok(());
     }
-    if is_non_overlapping_and_dense(a) && is_non_overlapping_and_dense(b) {
+    if let (Some((alo, ahi)), Some((blo, bhi))) = (a.layout().extent(), b.layout().extent())
+        && !(ahi < blo || bhi < alo)
+    {
         return Err(Error::MemoryOverlap {
-            reason: "an output partially overlaps an input (they share memory without being \
-                     the same view); make a copy of the input first",
+            reason: "two outputs of one op share memory",
         });
     }
-    Ok(()) // "too hard" in PyTorch's terms: allowed
+    Ok(())
 }
 
 /// Every element at a distinct index and the indices form one gap-free block: some

@@ -388,7 +388,7 @@ where
         let (po, pa) = (ptrs[0], ptrs[1] as *const u8);
         let (so, sa) = (strides[0], strides[1]);
         let (eo, ea) = (size_of::<O<F, C>>() as isize, size_of::<C>() as isize);
-        // SAFETY (all branches): the iterator's contract above; contiguous runs are read and
+        // SAFETY: (all branches) the iterator's contract above; contiguous runs are read and
         // written through raw pointers, never through overlapping slices, so an in-place op
         // (po == pa) is fine.
         unsafe {
@@ -449,7 +449,7 @@ where
         let (so, sa, sb) = (strides[0], strides[1], strides[2]);
         let eo = size_of::<O<F, A, B>>() as isize;
         let (ea, eb) = (size_of::<A>() as isize, size_of::<B>() as isize);
-        // SAFETY (all branches): the iterator's contract, see `unary`.
+        // SAFETY: (all branches) the iterator's contract, see `unary`.
         unsafe {
             if ia.direct && ib.direct && out.direct {
                 let po = po as *mut O<F, A, B>;
@@ -532,7 +532,7 @@ where
             ptrs[3] as *const u8,
         );
         let (so, sa, sb, sc) = (strides[0], strides[1], strides[2], strides[3]);
-        // SAFETY (all branches): the iterator's contract, see `unary`.
+        // SAFETY: (all branches) the iterator's contract, see `unary`.
         unsafe {
             if ia.direct && ib.direct && ic.direct && out.direct {
                 let contiguous = so == size_of::<O<F, A, B, C>>() as isize
@@ -578,25 +578,6 @@ where
                 }
                 (out.store)(o_buf.as_ptr(), po.offset(s * so), so, m);
                 start += m;
-            }
-        }
-    }
-}
-
-/// The inner loop of a nullary fill: writes `value` (already in the output's stored dtype `T`).
-pub fn fill<T: Element>(value: T) -> impl InnerLoop {
-    move |ptrs: &[*mut u8], strides: &[isize], n: usize| {
-        let (po, so) = (ptrs[0], strides[0]);
-        // SAFETY: the iterator's contract, see `unary`.
-        unsafe {
-            if so == size_of::<T>() as isize {
-                for i in 0..n {
-                    (po as *mut T).add(i).write(value);
-                }
-            } else {
-                for i in 0..n {
-                    po.offset(i as isize * so).cast::<T>().write(value);
-                }
             }
         }
     }
@@ -733,7 +714,7 @@ unsafe fn gather_tile(
             }
         }
     }
-    // SAFETY (each arm): the caller's contract, with T of the element's size.
+    // SAFETY: (each arm) the caller's contract, with T of the element's size.
     unsafe {
         match e {
             1 => go::<u8>(src, col_stride, rows, cols, dst),

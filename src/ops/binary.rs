@@ -13,6 +13,7 @@ use crate::iter::{IterConfig, LoopCost, TensorIterator};
 use crate::kernels;
 use crate::promotion::OperandKind;
 use crate::scalar::Scalar;
+use crate::storage::Borrows;
 
 /// Where a scalar operand sits.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -333,6 +334,15 @@ fn direct(op: BinaryOp, a: Operand, b: Operand) -> Option<Result<DynTensor>> {
         Ok(o) => o,
         Err(e) => return Some(Err(e)),
     };
+    // The inputs are read under shared borrows (the output is fresh, nobody else has it).
+    let flags = match b {
+        Operand::Tensor(tb) => [(ta.borrow_flag(), false), (tb.borrow_flag(), false)],
+        Operand::Scalar(_) => [(ta.borrow_flag(), false); 2],
+    };
+    let _borrows = match Borrows::acquire(op.name(), &flags) {
+        Ok(b) => b,
+        Err(e) => return Some(Err(e)),
+    };
     let runner = BinaryRunner {
         exec: Exec::Direct {
             ptrs: [out.data_ptr_bytes(), ta.data_ptr_bytes(), pb],
@@ -455,7 +465,7 @@ fn run_op(op: BinaryOp, compute: DType, runner: &BinaryRunner, ad: DType, bd: DT
 /// The op's result: the given output (shared) or the one the iterator allocated.
 pub(crate) fn finish(iter: TensorIterator, out: Option<&DynTensor>) -> DynTensor {
     match out {
-        Some(o) => o.clone(),
+        Some(o) => o.share(),
         None => iter.into_outputs().swap_remove(0),
     }
 }

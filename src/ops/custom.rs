@@ -217,21 +217,21 @@ pub trait TensorInputs {
 impl<A: DynElement> TensorInputs for &Tensor<A> {
     type Args = (A,);
     fn to_dyn(&self) -> Vec<DynTensor> {
-        vec![A::wrap((*self).clone())]
+        vec![A::wrap((*self).share())]
     }
 }
 
 impl<A: DynElement> TensorInputs for (&Tensor<A>,) {
     type Args = (A,);
     fn to_dyn(&self) -> Vec<DynTensor> {
-        vec![A::wrap(self.0.clone())]
+        vec![A::wrap(self.0.share())]
     }
 }
 
 impl<A: DynElement, B: DynElement> TensorInputs for (&Tensor<A>, &Tensor<B>) {
     type Args = (A, B);
     fn to_dyn(&self) -> Vec<DynTensor> {
-        vec![A::wrap(self.0.clone()), B::wrap(self.1.clone())]
+        vec![A::wrap(self.0.share()), B::wrap(self.1.share())]
     }
 }
 
@@ -241,9 +241,9 @@ impl<A: DynElement, B: DynElement, C: DynElement> TensorInputs
     type Args = (A, B, C);
     fn to_dyn(&self) -> Vec<DynTensor> {
         vec![
-            A::wrap(self.0.clone()),
-            B::wrap(self.1.clone()),
-            C::wrap(self.2.clone()),
+            A::wrap(self.0.share()),
+            B::wrap(self.1.share()),
+            C::wrap(self.2.share()),
         ]
     }
 }
@@ -312,7 +312,7 @@ impl<F: Copy + Send + Sync> Apply<F> {
     {
         let ins = inputs.to_dyn();
         let refs: Vec<&DynTensor> = ins.iter().collect();
-        let out = O::wrap(out.clone());
+        let out = O::wrap(out.share());
         let iter = build_iter(self.name, &refs, Some(&out), O::DTYPE, false, false)?;
         I::Args::for_each(self.f, &iter, self.cost);
         Ok(())
@@ -563,7 +563,7 @@ impl DynCall<'_> {
         debug_assert!(!self.promote || iter.common_dtype() == Some(self.compute));
         Args::for_each(f, &iter, self.cost);
         Ok(match self.out {
-            Some(o) => o.clone(),
+            Some(o) => o.share(),
             None => iter.into_outputs().swap_remove(0),
         })
     }

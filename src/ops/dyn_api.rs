@@ -28,7 +28,7 @@ macro_rules! binary_methods {
             }
             #[doc = concat!("In-place `", stringify!($name), "`: the result must cast safely to self's dtype.")]
             pub fn $try_inplace<'a>(&mut self, other: impl Into<Operand<'a>>) -> Result<()> {
-                let this = self.clone();
+                let this = self.share();
                 binary(BinaryOp::$op, Operand::Tensor(&this), other.into(), Some(&this)).map(|_| ())
             }
             #[doc = concat!("In-place `", stringify!($name), "`; panics on error.")]
@@ -97,7 +97,7 @@ macro_rules! unary_methods {
             }
             #[doc = concat!("In-place `", stringify!($name), "`.")]
             pub fn $try_inplace(&mut self) -> Result<()> {
-                let this = self.clone();
+                let this = self.share();
                 unary(UnaryOp::$op, &this, Some(&this)).map(|_| ())
             }
             #[doc = concat!("In-place `", stringify!($name), "`; panics on error.")]
@@ -173,7 +173,7 @@ impl DynTensor {
         min: Option<Operand<'a>>,
         max: Option<Operand<'b>>,
     ) -> Result<()> {
-        let this = self.clone();
+        let this = self.share();
         special::clamp(&this, min, max, Some(&this)).map(|_| ())
     }
     pub fn try_clamp_out<'a, 'b>(
@@ -191,7 +191,7 @@ impl DynTensor {
         ok(self.try_leaky_relu(negative_slope))
     }
     pub fn try_leaky_relu_(&mut self, negative_slope: f64) -> Result<()> {
-        let this = self.clone();
+        let this = self.share();
         special::leaky_relu(&this, negative_slope, Some(&this)).map(|_| ())
     }
     pub fn try_hardtanh(
@@ -205,7 +205,7 @@ impl DynTensor {
         ok(self.try_hardtanh(min, max))
     }
     pub fn try_hardtanh_(&mut self, min: impl Into<Scalar>, max: impl Into<Scalar>) -> Result<()> {
-        let this = self.clone();
+        let this = self.share();
         special::hardtanh(&this, min.into(), max.into(), Some(&this)).map(|_| ())
     }
     /// `gelu(self)` exact (erf), or with `GeluApproximate::Tanh`.
@@ -216,7 +216,7 @@ impl DynTensor {
         ok(self.try_gelu(approximate))
     }
     pub fn try_gelu_(&mut self, approximate: GeluApproximate) -> Result<()> {
-        let this = self.clone();
+        let this = self.share();
         special::gelu(&this, approximate, Some(&this)).map(|_| ())
     }
     /// `where(self as cond, a, b)`.
@@ -244,7 +244,7 @@ impl DynTensor {
         mask: &DynTensor,
         value: impl Into<Operand<'a>>,
     ) -> Result<()> {
-        let this = self.clone();
+        let this = self.share();
         special::masked_fill(&this, mask, value.into(), Some(&this)).map(|_| ())
     }
     pub fn try_lerp<'a>(
@@ -258,7 +258,7 @@ impl DynTensor {
         ok(self.try_lerp(end, weight))
     }
     pub fn try_lerp_<'a>(&mut self, end: &DynTensor, weight: impl Into<Operand<'a>>) -> Result<()> {
-        let this = self.clone();
+        let this = self.share();
         special::lerp(&this, end, weight.into(), Some(&this)).map(|_| ())
     }
     pub fn try_addcmul(
@@ -278,7 +278,7 @@ impl DynTensor {
         t2: &DynTensor,
         value: impl Into<Scalar>,
     ) -> Result<()> {
-        let this = self.clone();
+        let this = self.share();
         special::addcmul(&this, t1, t2, value.into(), Some(&this)).map(|_| ())
     }
     /// Converts to `dtype` through the iterator (a shared handle when the dtype matches).

@@ -238,8 +238,8 @@ pub fn where_(
     let mut owned = owned.iter();
     let mut pick = |o: Operand<'_>| -> DynTensor {
         match o {
-            Operand::Tensor(t) => t.clone(),
-            Operand::Scalar(_) => owned.next().expect("converted above").clone(),
+            Operand::Tensor(t) => t.share(),
+            Operand::Scalar(_) => owned.next().expect("converted above").share(),
         }
     };
     let (ta, tb) = (pick(a), pick(b));
@@ -372,7 +372,7 @@ fn run_cast(iter: &TensorIterator) {
 /// `x.to(dtype)`: a new tensor in `x`'s dimension order (or `x` itself when the dtype matches).
 pub fn to_dtype(x: &DynTensor, dtype: DType) -> Result<DynTensor> {
     if x.dtype() == dtype {
-        return Ok(x.clone());
+        return Ok(x.share());
     }
     let iter = iter_with_dtype("to", dtype, &[x], None)?;
     run_cast(&iter);

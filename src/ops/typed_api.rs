@@ -54,6 +54,7 @@ use crate::element::{Element, Value, convert_value};
 use crate::error::{Error, Result};
 use crate::functors::{self as f, BinaryOp, Functor, GeluApproximate, UnaryOp};
 use crate::scalar::Scalar;
+use crate::storage::{BorrowFlag, Borrows};
 use crate::tensor::Tensor;
 
 /// The largest element count the direct path takes; bigger work goes to the iterator, which
@@ -110,7 +111,7 @@ fn unwrap_as<O: DynElement>(op: &'static str, d: DynTensor) -> Result<Tensor<O>>
 }
 
 fn wrap<T: DynElement>(t: &Tensor<T>) -> DynTensor {
-    T::wrap(t.clone())
+    T::wrap(t.share())
 }
 
 /// An operand converted for the `DynTensor` runners.
@@ -199,6 +200,18 @@ fn plan2<'s, A: Element, B: Element>(
         _ => return None,
     };
     Some((shape, sa, sb))
+}
+
+/// The borrow of an operand's storage: (flag, exclusive); a value borrows nothing (it
+/// repeats `fallback`, which the caller borrows anyway).
+fn flag_of<'s, X: Element>(
+    o: &'s TOperand<X>,
+    fallback: (&'s BorrowFlag, bool),
+) -> (&'s BorrowFlag, bool) {
+    match o {
+        TOperand::Tensor(t) => (t.storage.borrow_flag(), false),
+        _ => fallback,
+    }
 }
 
 /// Whether writing `out` while reading `input` elementwise is safe: other storage, or the same
@@ -322,8 +335,14 @@ where
     {
         let out = Tensor::<O>::try_zeros(shape)?;
         let n = out.numel();
-        // SAFETY: the plan: contiguous sources of `n` elements (or values); `out` is fresh.
-        unsafe { run2::<A, B, C, O, F>(op, f, sa, sb, out.storage().as_mut_ptr(), n)? };
+        {
+            let fresh = (out.storage.borrow_flag(), true);
+            let _borrows =
+                Borrows::acquire(op.name(), &[fresh, flag_of(&a, fresh), flag_of(&b, fresh)])?;
+            // SAFETY: the plan: contiguous sources of `n` elements (or values), read under
+            // shared borrows; `out` is fresh.
+            unsafe { run2::<A, B, C, O, F>(op, f, sa, sb, out.storage().as_mut_ptr(), n)? };
+        }
         return Ok(out);
     }
     let (da, db) = dyn_pair(&a, &b);
@@ -356,8 +375,11 @@ where
         && shape == out.shape()
     {
         let n = out.numel();
+        let dst = (out.storage.borrow_flag(), true);
+        let _borrows = Borrows::acquire(op.name(), &[dst, flag_of(&a, dst), flag_of(&b, dst)])?;
         // SAFETY: the plan: contiguous sources of `n` elements; `out` is contiguous with the
-        // same shape and shares elements with a source only one for one; O is U (same dtype).
+        // same shape and shares elements with a source only one for one; O is U (same dtype);
+        // the borrows exclude every other reader and writer for the loop's duration.
         return unsafe { run2::<A, B, C, O, F>(op, f, sa, sb, out.data_ptr() as *mut O, n) };
     }
     let (da, db) = dyn_pair(&a, &b);
@@ -380,9 +402,11 @@ where
     let n = a.numel();
     if a.is_contiguous() && n <= FAST_MAX {
         let out = Tensor::<O>::try_zeros(a.shape())?;
+        let _borrow = a.storage.borrow(name, false)?;
         let (pa, po) = (a.data_ptr(), out.storage().as_mut_ptr());
         for i in 0..n {
-            // SAFETY: `a` is contiguous with n elements from data_ptr; `out` is fresh, n long.
+            // SAFETY: `a` is contiguous with n elements from data_ptr (read under a shared
+            // borrow); `out` is fresh, n long.
             unsafe { po.add(i).write(f.call((convert_value(*pa.add(i)),))) };
         }
         return Ok(out);
@@ -412,9 +436,17 @@ where
         && a.shape() == out.shape()
         && no_partial_overlap(&TOperand::Tensor(a), out)
     {
+        let _borrows = Borrows::acquire(
+            "unary_out",
+            &[
+                (out.storage.borrow_flag(), true),
+                (a.storage.borrow_flag(), false),
+            ],
+        )?;
         let (pa, po) = (a.data_ptr(), out.data_ptr() as *mut O);
         for i in 0..n {
-            // SAFETY: both contiguous with n elements, the same elements or disjoint; O is U.
+            // SAFETY: both contiguous with n elements, the same elements or disjoint; O is U;
+            // the borrows exclude other readers and writers.
             unsafe { po.add(i).write(f.call((convert_value(*pa.add(i)),))) };
         }
         return Ok(());

@@ -29,8 +29,15 @@ fn unit_bits(dtype: DType) -> u32 {
 impl<T: Element> Tensor<T> {
     /// A contiguous tensor whose element at row-major linear index `i` is `f(i)`.
     pub fn from_fn(shape: &[usize], f: impl FnMut(usize) -> T) -> Result<Self> {
-        let n = checked_numel(shape, size_of::<T>())?;
-        Tensor::from_vec((0..n).map(f).collect(), shape)
+        let mut f = f;
+        let t = Tensor::<T>::try_zeros(shape)?;
+        let p = t.storage.as_mut_ptr();
+        for i in 0..t.numel() {
+            // SAFETY: a fresh contiguous storage of numel elements, not shared yet (`f` cannot
+            // reach it).
+            unsafe { p.add(i).write(f(i)) };
+        }
+        Ok(t)
     }
 
     /// `start, start + step, ...` up to but excluding `end`; `ceil((end - start) / step)` elements

@@ -17,19 +17,20 @@ use crate::storage::Storage;
 use std::sync::Arc;
 use std::vec::Vec;
 
-/// A strided view of shared, typed storage. Cloning is cheap (the storage is shared), and views
-/// (`t()`, `slice`, `expand`, ...) never copy.
+/// A strided view of shared, typed storage. Views (`t()`, `slice`, `expand`, ...) and
+/// [`Tensor::share`] never copy; `clone()` copies the elements, as PyTorch's `clone` does.
 pub struct Tensor<T: Element> {
     pub(crate) storage: Arc<Storage<T>>,
     pub(crate) layout: Layout,
 }
 
+/// A deep copy: a new storage holding this tensor's elements in the same layout class
+/// (dense layouts keep their strides, others become contiguous), as PyTorch's `clone`.
+/// Panics when the copy cannot be allocated or the storage is being written by another thread;
+/// see [`Tensor::try_clone`]. For a second handle to the same storage use [`Tensor::share`].
 impl<T: Element> Clone for Tensor<T> {
     fn clone(&self) -> Self {
-        Tensor {
-            storage: self.storage.clone(),
-            layout: self.layout.clone(),
-        }
+        self.try_clone().unwrap_or_else(|e| panic!("{e}"))
     }
 }
 
@@ -54,6 +55,14 @@ impl<T: Element> Tensor<T> {
 
     /// A contiguous tensor copied from `data`, with `shape`.
     pub fn from_slice(data: &[T], shape: &[usize]) -> Result<Self> {
+        Self::check_len(data, shape)?;
+        Ok(Tensor {
+            storage: Arc::new(Storage::try_from_slice(data)?),
+            layout: Layout::contiguous(shape),
+        })
+    }
+
+    fn check_len(data: &[T], shape: &[usize]) -> Result<()> {
         let n = checked_numel(shape, size_of::<T>())?;
         if n != data.len() {
             return Err(Error::NumelMismatch {
@@ -63,17 +72,14 @@ impl<T: Element> Tensor<T> {
                 got: data.len(),
             });
         }
-        Ok(Tensor {
-            storage: Arc::new(Storage::from_slice(data)),
-            layout: Layout::contiguous(shape),
-        })
+        Ok(())
     }
 
     /// A contiguous tensor of zeros (`empty` is the same: storage is always initialised).
     pub fn try_zeros(shape: &[usize]) -> Result<Self> {
         let n = checked_numel(shape, size_of::<T>())?;
         Ok(Tensor {
-            storage: Arc::new(Storage::zeroed(n)),
+            storage: Arc::new(Storage::try_zeroed(n)?),
             layout: Layout::contiguous(shape),
         })
     }
@@ -107,23 +113,28 @@ impl<T: Element> Tensor<T> {
         }
         let layout = Layout::new(shape.to_vec(), strides.to_vec(), 0)?;
         Ok(Tensor {
-            storage: Arc::new(Storage::zeroed(len)),
+            storage: Arc::new(Storage::try_zeroed(len)?),
             layout,
         })
     }
 
     pub fn full(shape: &[usize], value: T) -> Self {
-        let n = checked_numel(shape, size_of::<T>()).unwrap_or_else(|e| panic!("{e}"));
-        let t = Self::zeros(shape);
+        Self::try_full(shape, value).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A contiguous tensor with every element `value`.
+    pub fn try_full(shape: &[usize], value: T) -> Result<Self> {
+        let t = Self::try_zeros(shape)?;
+        let n = t.numel();
         // Bitwise, not `!= ZERO`: -0.0 equals 0.0 but must still be written.
         if !is_zero_bits(&value) {
-            // SAFETY: fresh storage of n elements, not shared yet.
             let p = t.storage.as_mut_ptr();
             for i in 0..n {
+                // SAFETY: fresh storage of n elements, not shared yet.
                 unsafe { p.add(i).write(value) };
             }
         }
-        t
+        Ok(t)
     }
 
     pub fn ones(shape: &[usize]) -> Self {
@@ -165,6 +176,47 @@ impl<T: Element> Tensor<T> {
         &self.storage
     }
 
+    /// A second handle to the same storage and layout (no copy): writes through either are
+    /// seen by both, as between PyTorch's views. Sound across threads: every access borrows
+    /// the storage (see ARCHITECTURE.md, "Memory model").
+    pub fn share(&self) -> Tensor<T> {
+        Tensor {
+            storage: self.storage.clone(),
+            layout: self.layout.clone(),
+        }
+    }
+
+    /// A deep copy (see the `Clone` impl): a dense layout (some permutation of its dims
+    /// row-major, strides >= 0) keeps its strides, any other becomes contiguous.
+    pub fn try_clone(&self) -> Result<Tensor<T>> {
+        let n = self.numel();
+        if n > 0 && crate::iter::is_non_overlapping_and_dense(&self.layout) {
+            let _read = self.storage.borrow("clone", false)?;
+            let storage = Storage::try_zeroed(n)?;
+            // SAFETY: a dense layout with non-negative strides covers exactly the n elements
+            // from `offset` (inside the storage: checked at construction), read under a shared
+            // borrow; the destination is fresh, n long, not shared yet.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    self.storage.as_ptr().add(self.layout.offset),
+                    storage.as_mut_ptr(),
+                    n,
+                )
+            };
+            let mut layout = self.layout.clone();
+            layout.offset = 0;
+            return Ok(Tensor {
+                storage: Arc::new(storage),
+                layout,
+            });
+        }
+        let data = self.try_to_vec()?;
+        Ok(Tensor {
+            storage: Arc::new(Storage::try_from_slice(&data)?),
+            layout: Layout::contiguous(self.shape()),
+        })
+    }
+
     /// Whether this handle is the only one to its storage (then ops may reuse the buffer).
     pub fn is_uniquely_owned(&mut self) -> bool {
         Arc::get_mut(&mut self.storage).is_some()
@@ -182,6 +234,15 @@ impl<T: Element> Tensor<T> {
 
     /// The element at a full coordinate.
     pub fn get(&self, index: &[usize]) -> Result<T> {
+        self.check_index(index)?;
+        let off = self.layout.index_of(index);
+        let _read = self.storage.borrow("get", false)?;
+        // SAFETY: the layout fits the storage (checked at construction) and the index is in
+        // bounds; no other thread writes while the shared borrow is held.
+        Ok(unsafe { *self.storage.as_ptr().offset(off) })
+    }
+
+    fn check_index(&self, index: &[usize]) -> Result<()> {
         if index.len() != self.ndim() {
             return Err(Error::InvalidArgument {
                 op: "get",
@@ -201,16 +262,15 @@ impl<T: Element> Tensor<T> {
                 });
             }
         }
-        let off = self.layout.index_of(index);
-        // SAFETY: the layout fits the storage (checked at construction) and the index is in bounds.
-        Ok(unsafe { *self.storage.as_ptr().offset(off) })
+        Ok(())
     }
 
     /// Writes the element at a full coordinate.
     pub fn set(&mut self, index: &[usize], value: T) -> Result<()> {
-        self.get(index)?;
+        self.check_index(index)?;
         let off = self.layout.index_of(index);
-        // SAFETY: as in `get`; writes go through the raw pointer.
+        let _write = self.storage.borrow("set", true)?;
+        // SAFETY: as in `get`; nobody else reads or writes while the exclusive borrow is held.
         unsafe { *self.storage.as_mut_ptr().offset(off) = value };
         Ok(())
     }
@@ -230,15 +290,30 @@ impl<T: Element> Tensor<T> {
         self.get(&idx)
     }
 
-    /// All elements in logical (row-major) order.
+    /// All elements in logical (row-major) order. Panics where [`Tensor::try_to_vec`] fails.
     pub fn to_vec(&self) -> Vec<T> {
+        self.try_to_vec().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// All elements in logical (row-major) order; `Err` when the vector cannot be allocated
+    /// or another thread is writing the storage.
+    pub fn try_to_vec(&self) -> Result<Vec<T>> {
         let n = self.numel();
+        let mut out = Vec::new();
+        out.try_reserve_exact(n)
+            .map_err(|_| Error::AllocationFailed {
+                bytes: n as u128 * size_of::<T>() as u128,
+            })?;
+        let _read = self.storage.borrow("to_vec", false)?;
         let base = self.storage.as_ptr();
         if self.is_contiguous() {
-            // SAFETY: contiguous view of n elements starting at offset, inside the storage.
-            return unsafe { std::slice::from_raw_parts(base.add(self.layout.offset), n) }.to_vec();
+            // SAFETY: contiguous view of n elements starting at offset, inside the storage;
+            // no writer while the shared borrow is held.
+            out.extend_from_slice(unsafe {
+                std::slice::from_raw_parts(base.add(self.layout.offset), n)
+            });
+            return Ok(out);
         }
-        let mut out = Vec::with_capacity(n);
         let mut coord = vec![0usize; self.ndim()];
         for _ in 0..n {
             // SAFETY: coord is in bounds, layout fits the storage.
@@ -251,15 +326,25 @@ impl<T: Element> Tensor<T> {
                 coord[d] = 0;
             }
         }
-        out
+        Ok(out)
     }
 
-    /// A contiguous copy (or this tensor itself, shared, when it is already contiguous).
+    /// A contiguous copy, or this tensor itself (shared, as PyTorch's `contiguous`) when it is
+    /// already contiguous. Panics where [`Tensor::try_contiguous`] fails.
     pub fn contiguous(&self) -> Tensor<T> {
+        self.try_contiguous().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Tensor::contiguous`], with allocation failure and borrow conflicts as `Err`.
+    pub fn try_contiguous(&self) -> Result<Tensor<T>> {
         if self.is_contiguous() {
-            return self.clone();
+            return Ok(self.share());
         }
-        Tensor::from_vec(self.to_vec(), self.shape()).expect("same numel")
+        let data = self.try_to_vec()?;
+        Ok(Tensor {
+            storage: Arc::new(Storage::try_from_slice(&data)?),
+            layout: Layout::contiguous(self.shape()),
+        })
     }
 }
 

@@ -184,7 +184,7 @@ impl<T: Element> Tensor<T> {
     pub fn try_transpose(&self, d0: isize, d1: isize) -> Result<Tensor<T>> {
         let n = self.ndim();
         if n == 0 && matches!(d0, -1 | 0) && matches!(d1, -1 | 0) {
-            return Ok(self.clone()); // PyTorch treats a 0-d tensor as having one dim here
+            return Ok(self.share()); // PyTorch treats a 0-d tensor as having one dim here
         }
         let (a, b) = (wrap_dim(d0, n)?, wrap_dim(d1, n)?);
         let mut l = self.layout.clone();
@@ -199,7 +199,7 @@ impl<T: Element> Tensor<T> {
     /// Transpose of a matrix; 0-d and 1-d tensors are returned as they are (like torch `.t()`).
     pub fn try_t(&self) -> Result<Tensor<T>> {
         match self.ndim() {
-            0 | 1 => Ok(self.clone()),
+            0 | 1 => Ok(self.share()),
             2 => self.try_transpose(0, 1),
             n => Err(Error::InvalidArgument {
                 op: "t",
@@ -408,11 +408,11 @@ impl<T: Element> Tensor<T> {
     /// Removes `dim` if its size is 1 (otherwise returns the tensor unchanged, like PyTorch).
     pub fn try_squeeze_dim(&self, dim: isize) -> Result<Tensor<T>> {
         if self.ndim() == 0 && matches!(dim, -1 | 0) {
-            return Ok(self.clone());
+            return Ok(self.share());
         }
         let d = wrap_dim(dim, self.ndim())?;
         if self.shape()[d] != 1 {
-            return Ok(self.clone());
+            return Ok(self.share());
         }
         let mut l = self.layout.clone();
         l.shape.remove(d);
