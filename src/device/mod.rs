@@ -3,10 +3,14 @@
 //! * [`layout`] (`no_std`): the layout and per-thread bodies shared by the GPU kernels and the
 //!   host emulation tests;
 //! * [`kernel_list`] (`no_std`): the one list of (op, functor, types) compiled to PTX;
+//! * [`abi`] (`std`): the kernel parameter lists a PTX declares, checked against what a launch
+//!   pushes;
 //! * [`user_kernels`] (`no_std`): `gpu_user_kernels!`, the kernels of your own functor crate;
 //! * `cuda` (feature `cuda`): the CUDA context, device tensors, copies and launches; `user`: your
 //!   functors on device tensors (PTX loaded at run time).
 
+#[cfg(feature = "std")]
+pub mod abi;
 pub mod kernel_list;
 pub mod layout;
 pub mod user_kernels;
