@@ -216,7 +216,9 @@ fn check_option<T: Copy + PartialEq + std::fmt::Debug>(v: T) {
 #[test]
 fn repr_c_layouts() {
     let mut n = 0;
-    n += check_repr_c!(Gelu { approximate: GeluApproximate });
+    n += check_repr_c!(Gelu {
+        approximate: GeluApproximate
+    });
     assert_eq!(size_of::<GeluApproximate>(), 1);
     assert_eq!(GeluApproximate::None as u8, 0);
     assert_eq!(GeluApproximate::Tanh as u8, 1);
@@ -240,8 +242,15 @@ fn repr_c_layouts() {
         )*};
     }
     per_type!(
-        u8 = 0xa5, i8 = -3, i16 = -300, i32 = -70000, i64 = -(1 << 40),
-        f16 = f16::from_f32(1.5), bf16 = bf16::from_f32(-2.5), f32 = 0.1, f64 = -0.2
+        u8 = 0xa5,
+        i8 = -3,
+        i16 = -300,
+        i32 = -70000,
+        i64 = -(1 << 40),
+        f16 = f16::from_f32(1.5),
+        bf16 = bf16::from_f32(-2.5),
+        f32 = 0.1,
+        f64 = -0.2
     );
     n += check_repr_c!(MaskedFill<bool> { value: bool });
     n += check_repr_c!(WithScalar<Mul, bool> { f: Mul, rhs: bool });
@@ -290,7 +299,15 @@ fn parser_accepts_rustc_forms() {
     assert_eq!(e[0].0, "k_c");
     assert_eq!(
         e[0].1,
-        [p(8, 8), p(16, 4), p(8, 8), p(1, 1), p(2, 2), p(8, 8), p(8, 8)]
+        [
+            p(8, 8),
+            p(16, 4),
+            p(8, 8),
+            p(1, 1),
+            p(2, 2),
+            p(8, 8),
+            p(8, 8)
+        ]
     );
     assert_eq!((e[1].0.as_str(), e[1].1.len()), ("none", 0));
     assert_eq!(e[2].0, "split");
