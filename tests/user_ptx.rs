@@ -671,7 +671,10 @@ mod device {
         let x = ctx.from_slice(&[1.0f32, 2.0], &[2]).unwrap();
         let e = x.try_zip_with(&x, SmoothL1 { beta: 1.0 }).unwrap_err();
         let msg = e.to_string();
-        assert!(msg.contains("kernel smooth_l1_f32_c declares parameters"), "{msg}");
+        assert!(
+            msg.contains("kernel smooth_l1_f32_c declares parameters"),
+            "{msg}"
+        );
         assert!(msg.contains("4B/align 4"), "{msg}");
         assert!(msg.contains("8B/align 8"), "{msg}");
     }
