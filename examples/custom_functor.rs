@@ -94,7 +94,8 @@ GPU steps (the same functors, the same calls, on device tensors):
        gpu/build-user-ptx.sh gpu/examples/user-functors target/user-ptx/user_functors.ptx
   3. Load it and call the functor on device tensors (feature `cuda`):
        let ctx = weft::device::ops::context(Device::Cuda(0))?;
-       ctx.load_module_file(\"target/user-ptx/user_functors.ptx\")?;
+       // SAFETY: the PTX was built by gpu/build-user-ptx.sh from the crate of these functors
+       unsafe { ctx.load_module_file(\"target/user-ptx/user_functors.ptx\")? };
        let loss = x_dev.try_zip_with(&t_dev, SmoothL1 { beta: 1.0 })?; // smooth_l1_f32_{c|s}
   Run: cargo run --release --features cuda --example custom_functor";
 
@@ -131,7 +132,9 @@ fn gpu(a: &Tensor<f32>, x: &Tensor<f32>, b: &Tensor<f32>) -> Result<(), Error> {
         );
         return Ok(());
     }
-    ctx.load_module_file(&path)?;
+    // SAFETY: the file is gpu/build-user-ptx.sh's output for gpu/examples/user-functors, the
+    // crate of the functors launched below (or $WEFT_USER_PTX, which the user vouches for).
+    unsafe { ctx.load_module_file(&path)? };
     let dev = Device::Cuda(0);
     // `x` is a transposed view; `to_device` copies it contiguous, so transpose on the device
     // too (the strided kernel).

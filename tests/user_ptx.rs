@@ -127,6 +127,20 @@ fn ptx_of_the_example_crate() {
     let c = params("scaled_mul_add_bf16_c");
     assert!(c.contains(".param .u64"), "{c}");
     assert_eq!(c.matches(".param").count(), 6, "{c}"); // numel, functor, out, a, b, c
+    // Every entry, parsed as the host parses it before each launch: exactly what the launch
+    // pushes (the functor's host size and alignment).
+    use weft::device::abi::{Param, check_params, launch_params, ptx_entry_params};
+    let entries = ptx_entry_params(&ptx).unwrap();
+    assert_eq!(entries.len(), expected_kernels().len());
+    for (name, declared) in &entries {
+        let (f, pointers) = if name.starts_with("smooth_l1_") {
+            (Param::of::<SmoothL1>(), 3)
+        } else {
+            (Param::of::<ScaledMulAdd>(), 4)
+        };
+        let variant = &name[name.len() - 1..];
+        check_params(name, declared, &launch_params(variant, f, pointers)).unwrap();
+    }
 }
 
 #[test]
@@ -541,7 +555,9 @@ mod device {
         let x = ctx.from_slice(&[1.0f32, 2.0], &[2]).unwrap();
         let e = x.try_zip_with(&x, SmoothL1 { beta: 1.0 }).unwrap_err();
         assert!(e.to_string().contains("smooth_l1_f32_c not found"), "{e}");
-        ctx.load_module_file(ptx).unwrap();
+        // SAFETY: built by gpu/build-user-ptx.sh from gpu/examples/user-functors, the crate of
+        // the functors this test launches, against this weft.
+        unsafe { ctx.load_module_file(ptx) }.unwrap();
         assert_eq!(ctx.user_modules(), vec!["user_functors".to_string()]);
         let dev = Device::Cuda(0);
         let mut checked = 0;
@@ -634,5 +650,32 @@ mod device {
             "{e}"
         );
         eprintln!("device: {checked} user-functor runs equal the CPU");
+    }
+
+    /// A module whose kernel declares a 4-byte functor where `SmoothL1` has 8: the launch is
+    /// refused with the two parameter lists, never run (the driver would copy 4 of the 8 bytes).
+    #[test]
+    fn mismatched_parameters_are_refused() {
+        if gpu_or_skip().is_none() {
+            return;
+        }
+        // Its own context: the shared one's modules are left alone.
+        let ctx = weft::device::cuda::CudaContext::new(0).unwrap();
+        let ptx = ".version 7.7\n.target sm_70\n.address_size 64\n\n\
+                   .visible .entry smooth_l1_f32_c(\n\t.param .u64 p0,\n\
+                   \t.param .align 4 .b8 p1[4],\n\t.param .u64 .ptr .align 1 p2,\n\
+                   \t.param .u64 .ptr .align 1 p3,\n\t.param .u64 .ptr .align 1 p4\n)\n{\n\tret;\n}\n";
+        // SAFETY: the kernel returns at once (touches no memory); its parameter list is wrong on
+        // purpose, which the launch checks.
+        unsafe { ctx.load_module("wrong_abi", ptx) }.unwrap();
+        let x = ctx.from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+        let e = x.try_zip_with(&x, SmoothL1 { beta: 1.0 }).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("kernel smooth_l1_f32_c declares parameters"),
+            "{msg}"
+        );
+        assert!(msg.contains("4B/align 4"), "{msg}");
+        assert!(msg.contains("8B/align 8"), "{msg}");
     }
 }

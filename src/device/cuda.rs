@@ -11,6 +11,7 @@
 
 use crate::device::Device;
 use crate::device::KERNELS_PTX;
+use crate::device::abi::{self, Param};
 use crate::device::kernel_list::kernel_name;
 use crate::device::layout::{
     ElementLayout, IndexInt, IntDivider, LayoutError, StridedLayout, WithScalar,
@@ -43,9 +44,26 @@ unsafe impl DeviceRepr for StridedLayout {}
 /// A functor value passed by value as a kernel argument: the driver copies its bytes.
 #[repr(transparent)]
 struct FunctorArg<F>(F);
-// SAFETY: functors are `Copy` plain values (unit structs, scalars, `WithScalar`), laid out the
-// same on host and device; zero-sized ones are never pushed (the PTX has no param for them).
+// SAFETY: the driver copies as many bytes as the kernel's parameter declares from the value;
+// `launch_from` pushes one only after `abi::check_params` found that parameter to have exactly
+// `size_of::<F>()` bytes and `align_of::<F>()` (so no read past the value). Functors are `Copy`
+// plain data (`#[repr(C)]` structs of element types, `Option`s of them, `WithScalar`), laid out
+// alike on host and nvptx64 (tests/device_abi.rs); zero-sized ones are never pushed (the PTX has
+// no parameter for them).
 unsafe impl<F: Copy> DeviceRepr for FunctorArg<F> {}
+
+/// The parameter lists of a module's kernels, by name.
+type EntryParams = std::collections::HashMap<String, Vec<Param>>;
+
+/// The entries of `ptx` with their parameter lists; an error names the module.
+fn entry_params(what: &str, ptx: &str) -> Result<EntryParams> {
+    abi::ptx_entry_params(ptx)
+        .map(|v| v.into_iter().collect())
+        .map_err(|e| Error::InvalidArgument {
+            op: "load_module",
+            reason: format!("{what}: {e}"),
+        })
+}
 
 /// Threads per block: grid-stride kernels, and under the 64-register limit of 1024-thread blocks.
 const BLOCK: u32 = 256;
@@ -68,16 +86,24 @@ struct Inner {
     ordinal: usize,
     _ctx: Arc<RawContext>,
     stream: Arc<CudaStream>,
-    /// One module per op, JIT-compiled by the driver on the op's first launch.
-    modules: std::sync::Mutex<std::collections::HashMap<String, Arc<CudaModule>>>,
+    /// One module per op, JIT-compiled by the driver on the op's first launch, with its
+    /// kernels' parameter lists.
+    modules: std::sync::Mutex<std::collections::HashMap<String, OpModule>>,
     /// Modules loaded by [`CudaContext::load_module`] (user functor kernels), in load order.
     user_modules: std::sync::Mutex<Vec<UserModule>>,
 }
 
-/// A PTX module loaded at run time, with the names of the kernels it defines.
+/// The module of one op's kernels (weft's own PTX), with their parameter lists.
+#[derive(Clone)]
+struct OpModule {
+    entries: Arc<EntryParams>,
+    module: Arc<CudaModule>,
+}
+
+/// A PTX module loaded at run time, with the kernels it defines and their parameter lists.
 struct UserModule {
     name: String,
-    entries: std::collections::HashSet<String>,
+    entries: EntryParams,
     module: Arc<CudaModule>,
 }
 
@@ -149,16 +175,21 @@ impl CudaContext {
     /// The module of `op`'s kernels: the committed PTX cut down to them ([`op_module_ptx`]),
     /// loaded once. A module of every kernel (17 MB of PTX) would cost the driver a long JIT
     /// on the first use; one op's kernels JIT in a fraction of a second.
-    fn module(&self, op: &str) -> Result<Arc<CudaModule>> {
+    ///
+    /// This is the private, safe path for weft's own PTX (its kernels are the ones
+    /// `gpu_kernel_list!` writes, whose parameters every launch still checks).
+    fn module(&self, op: &str) -> Result<OpModule> {
         let mut m = self.inner.modules.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(module) = m.get(op) {
             return Ok(module.clone());
         }
         let ptx = op_module_ptx(&KERNELS_PTX, op);
+        let entries = Arc::new(entry_params(&format!("the kernels of {op}"), &ptx)?);
         let module = self
             ._ctx_ref()
             .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
             .map_err(|e| device_error(&format!("loading the kernels of {op}"), e))?;
+        let module = OpModule { entries, module };
         m.insert(op.to_string(), module.clone());
         Ok(module)
     }
@@ -169,11 +200,35 @@ impl CudaContext {
     /// tensors (`CudaTensor::zip_with`, ...) and [`CudaContext::launch_user`]. Loading a name
     /// again replaces that module; a kernel defined by several modules is taken from the one
     /// loaded last.
-    pub fn load_module(&self, name: &str, ptx: &str) -> Result<()> {
-        let entries: std::collections::HashSet<String> =
-            crate::device::user_kernels::ptx_entry_names(ptx)
-                .into_iter()
-                .collect();
+    ///
+    /// Checked here: the text parses, it defines at least one kernel, and every kernel's
+    /// parameter list can be sized ([`abi::ptx_entry_params`]). Checked at each launch: the
+    /// kernel's parameters have exactly the sizes and alignments of what the launch passes
+    /// (`numel` or the strided layout, the functor value unless zero-sized, one pointer per
+    /// operand), else [`Error::Device`] instead of a launch. Not checkable: what the kernels do.
+    ///
+    /// # Safety
+    ///
+    /// The kernels of `ptx` run with weft's device buffers as arguments, so they must be what
+    /// weft's launchers take them for. For every kernel `{op}_{t}_{c|s}` it defines, whenever a
+    /// program launches it (through `CudaTensor::{map, zip_with, zip3_with}`, [`apply_cuda`],
+    /// or [`CudaContext::launch_user`]):
+    ///
+    /// * it was written by [`gpu_user_kernels!`](crate::gpu_user_kernels) for the functor type
+    ///   the host passes under that op name (the type whose
+    ///   [`DynFunctor::NAME`](crate::ops::custom::DynFunctor::NAME) is `op`, with the same
+    ///   fields, `#[repr(C)]` or otherwise laid out alike on host and nvptx64), and that
+    ///   type's [`DynFunctor::signature`](crate::ops::custom::DynFunctor::signature) for `t` is
+    ///   the one the kernel was compiled with (`gpu_user_kernels!` writes both from one list);
+    /// * it accesses no memory but the elements its layout argument describes.
+    ///
+    /// PTX built by `gpu/build-user-ptx.sh` from a crate whose functors are all listed in its
+    /// `gpu_user_kernels!`, from the weft version the program links, meets this. A PTX from
+    /// anywhere else is arbitrary device code with access to the process's device memory.
+    ///
+    /// [`apply_cuda`]: crate::device::user::apply_cuda
+    pub unsafe fn load_module(&self, name: &str, ptx: &str) -> Result<()> {
+        let entries = entry_params(&format!("module {name}"), ptx)?;
         if entries.is_empty() {
             return Err(Error::InvalidArgument {
                 op: "load_module",
@@ -200,7 +255,14 @@ impl CudaContext {
 
     /// [`CudaContext::load_module`] with the PTX read from a file; the module is named after
     /// the file stem.
-    pub fn load_module_file(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
+    ///
+    /// # Safety
+    ///
+    /// As [`CudaContext::load_module`]: the file's kernels must be the ones
+    /// [`gpu_user_kernels!`](crate::gpu_user_kernels) wrote for the functor types the program
+    /// launches under their names (e.g. the output of `gpu/build-user-ptx.sh` for the crate
+    /// those functors come from).
+    pub unsafe fn load_module_file(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
         let path = path.as_ref();
         let ptx = std::fs::read_to_string(path).map_err(|e| Error::InvalidArgument {
             op: "load_module_file",
@@ -210,7 +272,8 @@ impl CudaContext {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        self.load_module(&name, &ptx)
+        // SAFETY: the caller's contract is load_module's (this function's `# Safety`).
+        unsafe { self.load_module(&name, &ptx) }
     }
 
     /// The names of the modules loaded with [`CudaContext::load_module`], in load order.
@@ -223,22 +286,24 @@ impl CudaContext {
         m.iter().map(|u| u.name.clone()).collect()
     }
 
-    /// Kernel `name` from the loaded user modules (the last loaded first).
-    fn user_function(&self, name: &str) -> Result<cudarc::driver::CudaFunction> {
+    /// Kernel `name` from the loaded user modules (the last loaded first), with its parameters.
+    fn user_function(&self, name: &str) -> Result<(cudarc::driver::CudaFunction, Vec<Param>)> {
         let m = self
             .inner
             .user_modules
             .lock()
             .unwrap_or_else(|p| p.into_inner());
-        let Some(u) = m.iter().rev().find(|u| u.entries.contains(name)) else {
+        let Some(u) = m.iter().rev().find(|u| u.entries.contains_key(name)) else {
             let loaded: Vec<&str> = m.iter().map(|u| u.name.as_str()).collect();
             return Err(Error::Device {
                 reason: user_kernel_missing(name, &loaded),
             });
         };
-        u.module
+        let func = u
+            .module
             .load_function(name)
-            .map_err(|e| device_error(&format!("kernel {name} of module {}", u.name), e))
+            .map_err(|e| device_error(&format!("kernel {name} of module {}", u.name), e))?;
+        Ok((func, u.entries[name].clone()))
     }
 
     fn _ctx_ref(&self) -> &Arc<RawContext> {
@@ -422,7 +487,17 @@ impl CudaContext {
     /// copied byte for byte into the kernel argument: it must be the type the kernel was
     /// compiled with (`#[repr(C)]` plain data). The custom-functor calls on [`CudaTensor`]
     /// (`map`, `zip_with`, ...) choose all of this from the functor's `DynFunctor` impl.
-    pub fn launch_user<F: Copy>(
+    ///
+    /// The kernel's parameter list is checked against what is passed (sizes and alignments,
+    /// see [`CudaContext::load_module`]); the dtypes its body reads and writes cannot be.
+    ///
+    /// # Safety
+    ///
+    /// Kernel `{op}_{kernel_t}_{c|s}` of the loaded modules must have been compiled for a functor
+    /// of type `F` (same fields and layout) with the signature `types`: output dtype `types[0]`,
+    /// argument `k` of dtype `types[k + 1]` (a kernel reading 8-byte elements from a buffer of
+    /// 4-byte ones reads past its end).
+    pub unsafe fn launch_user<F: Copy>(
         &self,
         op: &str,
         kernel_t: DType,
@@ -525,12 +600,22 @@ impl CudaContext {
         let kernel_dtype = kernel_t;
         let run = |variant: &str, first: FirstArg, threads: u64| -> Result<()> {
             let name = kernel_name(op, kernel_dtype, variant);
-            let func = match source {
-                KernelSource::Builtin => self.module(op)?.load_function(&name).map_err(|e| {
-                    device_error(&format!("kernel {name} (not in gpu/kernels.ptx?)"), e)
-                })?,
+            let (func, declared) = match source {
+                KernelSource::Builtin => {
+                    let m = self.module(op)?;
+                    let func = m.module.load_function(&name).map_err(|e| {
+                        device_error(&format!("kernel {name} (not in gpu/kernels.ptx?)"), e)
+                    })?;
+                    let declared = m.entries.get(&name).cloned().unwrap_or_default();
+                    (func, declared)
+                }
                 KernelSource::User => self.user_function(&name)?,
             };
+            // What the driver will copy: each declared parameter's size from the matching
+            // pushed value. Refuse any difference before launching.
+            let pushed = abi::launch_params(variant, Param::of::<F>(), ptrs.len());
+            abi::check_params(&name, &declared, &pushed)
+                .map_err(|reason| Error::Device { reason })?;
             let mut b = stream.launch_builder(&func);
             match &first {
                 FirstArg::Numel(n) => b.arg(n),
@@ -542,9 +627,13 @@ impl CudaContext {
             for p in &ptrs {
                 b.arg(p);
             }
-            // SAFETY: the kernel's parameter list is (layout or numel, functor unless
-            // zero-sized, out, inputs...) as pushed; the layout/numel and pointers describe
-            // live device buffers of the dtypes the kernel reads (checked above).
+            // SAFETY: the kernel declares exactly the parameters pushed, in order and each of
+            // the pushed value's size (checked just above): layout or numel, functor unless
+            // zero-sized, out, inputs. The layout/numel and pointers describe live device
+            // buffers (the `device_ptr` guards are held until the launch is queued; cudarc frees
+            // a dropped buffer in stream order, after it) of the dtypes the kernel reads and
+            // writes: weft's own kernels by `gpu_kernel_list!` and the plans of device/ops.rs, a
+            // user kernel by the contract of `load_module` / `launch_user`.
             unsafe { b.launch(cfg(threads)) }
                 .map(|_| ())
                 .map_err(|e| device_error(&format!("launching {name}"), e))

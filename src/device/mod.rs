@@ -3,10 +3,14 @@
 //! * [`layout`] (`no_std`): the layout and per-thread bodies shared by the GPU kernels and the
 //!   host emulation tests;
 //! * [`kernel_list`] (`no_std`): the one list of (op, functor, types) compiled to PTX;
+//! * [`abi`] (`std`): the kernel parameter lists a PTX declares, checked against what a launch
+//!   pushes;
 //! * [`user_kernels`] (`no_std`): `gpu_user_kernels!`, the kernels of your own functor crate;
 //! * `cuda` (feature `cuda`): the CUDA context, device tensors, copies and launches; `user`: your
 //!   functors on device tensors (PTX loaded at run time).
 
+#[cfg(feature = "std")]
+pub mod abi;
 pub mod kernel_list;
 pub mod layout;
 pub mod user_kernels;
@@ -45,6 +49,11 @@ pub static KERNELS_PTX_GZ: &[u8] = include_bytes!("../../gpu/kernels.ptx.gz");
 
 /// The PTX text: the file named by `$WEFT_PTX` when set (a PTX built elsewhere, e.g. carried next
 /// to the test binaries), else [`KERNELS_PTX_GZ`] decompressed (once, on first use).
+///
+/// `$WEFT_PTX` is trusted as weft's own file (like `LD_LIBRARY_PATH`, the environment is the
+/// program's to set): point it only at `gpu/build-ptx.sh` output of the sources this weft was
+/// built from. Each launch still checks the kernel's parameter list against what it pushes
+/// ([`abi::check_params`]), so a stale file is an error rather than a launch.
 #[cfg(feature = "std")]
 pub static KERNELS_PTX: std::sync::LazyLock<std::string::String> =
     std::sync::LazyLock::new(|| match std::env::var_os("WEFT_PTX") {

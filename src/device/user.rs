@@ -1,7 +1,8 @@
 //! Your own functors on device tensors (feature `cuda`): the calls of the CPU
 //! ([`DynTensor::zip_with`](crate::DynTensor::zip_with) etc.) on [`CudaTensor`]s, running the
 //! kernels that [`gpu_user_kernels!`](crate::gpu_user_kernels) wrote into your functor crate's
-//! PTX (built by `gpu/build-user-ptx.sh`, loaded with [`CudaContext::load_module`]).
+//! PTX (built by `gpu/build-user-ptx.sh`, loaded with the `unsafe` [`CudaContext::load_module`],
+//! whose contract makes these calls sound; each launch checks the kernel's parameter list).
 //!
 //! ```no_run
 //! # #[derive(Copy, Clone)] #[repr(C)] struct SmoothL1 { beta: f64 }
@@ -12,7 +13,8 @@
 //! # weft::gpu_user_kernels! { "smooth_l1" (T, T) => SmoothL1: [f32]; }
 //! use weft::{Device, Tensor};
 //! let ctx = weft::device::ops::context(Device::Cuda(0))?;
-//! ctx.load_module_file("target/user-ptx/user_functors.ptx")?;
+//! // SAFETY: built by gpu/build-user-ptx.sh from the crate that defines SmoothL1.
+//! unsafe { ctx.load_module_file("target/user-ptx/user_functors.ptx")? };
 //! let x = Tensor::<f32>::from_vec(vec![0.0, 0.5, 3.0, -2.0], &[2, 2])?.to_device(Device::Cuda(0))?;
 //! let t = Tensor::<f32>::zeros(&[2]).to_device(Device::Cuda(0))?;
 //! let loss = x.try_zip_with(&t, SmoothL1 { beta: 1.0 })?; // kernel smooth_l1_f32_{c|s}
@@ -90,7 +92,11 @@ pub fn apply_cuda<F: DynFunctor>(
         .collect();
     let plan = plan_user_kernel::<F>(&kinds, promotion)?;
     let ctx: &CudaContext = inputs[0].context();
-    ctx.launch_user(plan.op, plan.compute, f, &plan.signature, inputs)
+    // SAFETY: the kernel `{F::NAME}_{compute}_{c|s}` comes from a module loaded with the unsafe
+    // `CudaContext::load_module`, whose caller vouched that it was compiled for `F` with the
+    // signature `F::signature(compute)`, which is `plan.signature`; its parameter list is
+    // checked against `F` before the launch.
+    unsafe { ctx.launch_user(plan.op, plan.compute, f, &plan.signature, inputs) }
 }
 
 fn or_panic<T>(r: Result<T>) -> T {

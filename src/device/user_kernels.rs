@@ -21,8 +21,10 @@
 //! 2. `gpu/build-user-ptx.sh <crate-dir> <out.ptx>` compiles it to PTX with the pipeline of
 //!    `gpu/build-ptx.sh` (nightly + rust-src + llvm-tools, `-Zbuild-std=core`,
 //!    `panic=immediate-abort`; refuses unresolved symbols and trap paths).
-//! 3. Host (feature `cuda`): `ctx.load_module("my_functors", &ptx_text)` (or
-//!    `load_module_file`), then the same calls as on the CPU, on device tensors:
+//! 3. Host (feature `cuda`): `unsafe { ctx.load_module("my_functors", &ptx_text) }` (or
+//!    `load_module_file`; `unsafe`: the caller vouches that the PTX is this step's output for
+//!    the functors it launches, see its `# Safety`), then the same calls as on the CPU, on
+//!    device tensors:
 //!    `x.zip_with(&t, SmoothL1 { beta: 1.0 })` (`CudaTensor::{map, zip_with, zip3_with}`, their
 //!    `try_` forms, or [`apply_cuda`](crate::device::user::apply_cuda) with a
 //!    [`Promotion`](crate::ops::custom::Promotion)).

@@ -61,7 +61,9 @@ impl Softplus {
 }
 real_unary_impls!(Softplus);
 
-/// Which gelu: exact (erf) or PyTorch's tanh approximation.
+/// Which gelu: exact (erf) or PyTorch's tanh approximation. `#[repr(u8)]` (0 = `None`, 1 = `Tanh`):
+/// it is a field of [`Gelu`], a GPU kernel argument.
+#[repr(u8)]
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum GeluApproximate {
     #[default]
@@ -71,6 +73,7 @@ pub enum GeluApproximate {
 
 /// gelu, exact `x/2 (1 + erf(x/√2))` or `x/2 (1 + tanh(√(2/π) (x + 0.044715 x³)))`, written as
 /// PyTorch writes them (so large negative x gives -0.0 like torch).
+#[repr(C)]
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Gelu {
     pub approximate: GeluApproximate,
@@ -103,6 +106,7 @@ real_unary_impls!(Gelu, f32 => |g: &Gelu, x: f32| match g.approximate {
 
 /// `x > 0 ? x : x * slope` (floats; the slope is used at the computation precision, f32 for
 /// f16/bf16, like PyTorch's opmath).
+#[repr(C)]
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct LeakyRelu {
     pub slope: f64,
@@ -122,6 +126,11 @@ real_unary_impls!(LeakyRelu);
 
 /// `clamp(x, min, max)` with either bound optional. NaN in x or in a bound gives NaN;
 /// `min > max` gives `max` (PyTorch's `min(max(x, lo), hi)`).
+///
+/// A GPU kernel argument (`#[repr(C)]`). The fields are `Option<T>`, whose layout rustc computes
+/// alike for the host and nvptx64 (same sizes and alignments of the element types): a tag, then
+/// the value at `align_of::<T>()`; `tests/device_abi.rs` pins it.
+#[repr(C)]
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct Clamp<T> {
     pub min: Option<T>,
@@ -211,6 +220,7 @@ macro_rules! clamp_int {
 clamp_int!(u8, i8, i16, i32, i64);
 
 /// `hardtanh(x) = clamp(x, min, max)` (PyTorch defaults -1, 1).
+#[repr(C)]
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Hardtanh<T> {
     pub min: T,

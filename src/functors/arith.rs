@@ -188,16 +188,19 @@ int_binary_impls!(Fmod, [u8, i8, i16, i32, i64], |a, b| a
 
 /// `x * s` for f16/bf16 `x` with a CPU scalar second operand kept at f32 precision (PyTorch
 /// does not round the scalar to the tensor's dtype here).
+#[repr(C)]
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct MulScalarOpmath {
     pub s: f32,
 }
 /// `x / s` for f16/bf16 `x`, the scalar at f32 precision.
+#[repr(C)]
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct DivScalarOpmath {
     pub s: f32,
 }
 /// `x // s` for f16/bf16 `x`, the scalar at f32 precision.
+#[repr(C)]
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct FloorDivideScalarOpmath {
     pub s: f32,
@@ -274,6 +277,7 @@ int_binary_impls!(Pow, [u8, i8, i16, i32, i64], |a, b| powi!(a, b));
 /// `pow` in f32).
 /// f32/f64: `0.5` sqrt, `-0.5` 1/sqrt, `-1` 1/x, `2` x*x, `3` x*x*x, `-2` 1/(x*x).
 /// bf16: the same, with every multiplication rounded to bf16 (PyTorch multiplies in bf16).
+#[repr(C)]
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct PowScalar<E> {
     pub exp: E,

@@ -45,6 +45,10 @@ pub use unary_float::{
 /// Implemented by weft's own ops and by users' functors alike. Parameters (a clamp bound, a
 /// leaky_relu slope, a scalar operand) are fields of the functor value, so a functor is `Copy`
 /// and cheap to pass to every thread (and as a kernel argument on the GPU).
+///
+/// A functor with fields that a GPU kernel takes is `#[repr(C)]`: the host copies its bytes into
+/// the kernel argument, so host and nvptx64 must lay it out alike (`tests/device_abi.rs` checks
+/// every one against the committed PTX).
 pub trait Functor<Args>: Copy + Send + Sync {
     type Output: Copy;
     fn call(&self, args: Args) -> Self::Output;

@@ -18,6 +18,7 @@ impl<T: Element> Functor<(bool, T, T)> for Where {
 }
 
 /// `mask ? value : x` over `(x, mask)`, any element type.
+#[repr(C)]
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct MaskedFill<T> {
     pub value: T,
@@ -45,6 +46,7 @@ fn lerp<R: Real>(a: R, b: R, w: R) -> R {
 pub struct Lerp;
 /// `lerp(a, b, weight)` with a scalar weight, over `(a, b)` (floats; the weight at the
 /// computation precision, f32 for f16/bf16).
+#[repr(C)]
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct LerpScalar {
     pub weight: f64,
@@ -80,6 +82,7 @@ lerp_impls!(
 
 /// `a + value * t1 * t2` over `(a, t1, t2)`. `V` is the value's type: the element type, except
 /// f32 for f16/bf16 (computed in f32, rounded once, as PyTorch). Integers wrap.
+#[repr(C)]
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct Addcmul<V> {
     pub value: V,
