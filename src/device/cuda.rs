@@ -312,7 +312,7 @@ impl CudaContext {
 
     /// Copies a host tensor to the device (the result is contiguous).
     pub fn to_device<T: Element>(&self, t: &Tensor<T>) -> Result<CudaTensor> {
-        let data = t.to_vec();
+        let data = t.try_to_vec()?;
         self.from_slice(&data, t.shape())
     }
 
@@ -970,7 +970,7 @@ impl CudaTensor {
             bytes.iter_mut().for_each(|b| *b = (*b != 0) as u8);
         }
         let n = self.buffer_len();
-        let storage = Storage::<T>::zeroed(n);
+        let storage = Storage::<T>::try_zeroed(n)?;
         // SAFETY: the fresh storage holds n elements = n * size_of::<T>() bytes <= bytes.len();
         // the bytes are valid values of T (bool sanitised above), and nothing else aliases it.
         unsafe {
@@ -990,6 +990,6 @@ impl CudaTensor {
 
     /// The elements in row-major order.
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
-        Ok(self.to_host::<T>()?.to_vec())
+        self.to_host::<T>()?.try_to_vec()
     }
 }

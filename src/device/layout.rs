@@ -469,7 +469,7 @@ pub unsafe fn load_cast<T: Element>(p: *const u8, code: u8) -> T {
 /// As [`load_cast`].
 #[inline(never)]
 pub unsafe fn load_convert<T: Element>(p: *const u8, code: u8) -> T {
-    // SAFETY (all arms): caller guarantees p points at an element of the dtype `code` names.
+    // SAFETY: (all arms) caller guarantees p points at an element of the dtype `code` names.
     unsafe {
         match code {
             0 => convert_value::<bool, T>(load::<bool>(p)),
@@ -509,7 +509,7 @@ pub unsafe fn store_cast<T: Element>(p: *mut u8, v: T, code: u8) {
 /// As [`store_cast`].
 #[inline(never)]
 pub unsafe fn store_convert<T: Element>(p: *mut u8, v: T, code: u8) {
-    // SAFETY (all arms): caller guarantees p points at an element of the dtype `code` names.
+    // SAFETY: (all arms) caller guarantees p points at an element of the dtype `code` names.
     unsafe {
         match code {
             0 => store::<bool>(p, convert_value(v)),
