@@ -228,9 +228,12 @@ pub fn coalesce_row_major(a: &Layout) -> Layout {
 /// Concatenation `(a, b)` of two layouts; the offsets add. Errors when the result's size or
 /// reach overflows.
 pub fn concat(a: &Layout, b: &Layout) -> Result<Layout> {
-    let offset = a.offset.checked_add(b.offset).ok_or_else(|| Error::InvalidView {
-        reason: format!("concatenating {a} and {b}: the offsets overflow"),
-    })?;
+    let offset = a
+        .offset
+        .checked_add(b.offset)
+        .ok_or_else(|| Error::InvalidView {
+            reason: format!("concatenating {a} and {b}: the offsets overflow"),
+        })?;
     Layout::new(
         a.shape.iter().chain(&b.shape).copied().collect(),
         a.strides.iter().chain(&b.strides).copied().collect(),

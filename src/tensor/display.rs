@@ -158,7 +158,9 @@ impl Shown<'_> {
         let mut coord: Vec<usize> = (0..nd).map(|d| self.index(d, 0)).collect();
         let mut out = Vec::new();
         loop {
-            out.push(elem(t.get(&coord).expect("a shown coordinate is in bounds")));
+            out.push(elem(
+                t.get(&coord).expect("a shown coordinate is in bounds"),
+            ));
             // Odometer over the shown positions, the last dim fastest.
             let mut d = nd;
             loop {

@@ -98,7 +98,9 @@ impl<T: Element> Tensor<T> {
         }
         let layout = Layout::new(shape.to_vec(), strides.to_vec(), 0)?;
         // Non-negative strides from offset 0: the storage needs one past the highest index.
-        let len = layout.checked_extent()?.map_or(0, |(_, hi)| hi as usize + 1);
+        let len = layout
+            .checked_extent()?
+            .map_or(0, |(_, hi)| hi as usize + 1);
         checked_numel(&[len], size_of::<T>())?;
         Tensor::from_parts(Arc::new(Storage::zeroed(len)), layout)
     }

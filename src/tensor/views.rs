@@ -147,7 +147,12 @@ fn or_panic<T>(r: Result<T>) -> T {
 impl<T: Element> Tensor<T> {
     /// Same storage, new layout, validated like any tensor's ([`Tensor::from_parts`]): views
     /// derive from a valid layout, and this makes sure no arithmetic slip escapes as a tensor.
-    fn view_parts(&self, shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Result<Tensor<T>> {
+    fn view_parts(
+        &self,
+        shape: Vec<usize>,
+        strides: Vec<isize>,
+        offset: usize,
+    ) -> Result<Tensor<T>> {
         debug_assert_eq!(shape.len(), strides.len());
         Tensor::from_parts(
             self.storage.clone(),
@@ -271,7 +276,11 @@ impl<T: Element> Tensor<T> {
         // |step| as usize: `-step` would overflow for isize::MIN. Both bounds lie in -1..=n, so
         // the differences cannot overflow.
         let len = if step > 0 {
-            if e > s { (e - s - 1) as usize / step.unsigned_abs() + 1 } else { 0 }
+            if e > s {
+                (e - s - 1) as usize / step.unsigned_abs() + 1
+            } else {
+                0
+            }
         } else if s > e {
             (s - e - 1) as usize / step.unsigned_abs() + 1
         } else {
