@@ -218,10 +218,10 @@ fn algebra_returns_errors_instead_of_overflowing() {
         complement(&small, usize::MAX)
     });
     is_err("zipped_divide", || {
-        zipped_divide(&GroupedLayout::flat(huge()), &[small.clone()])
+        zipped_divide(&GroupedLayout::flat(huge()), std::slice::from_ref(&small))
     });
     is_err("composition_by_mode", || {
-        composition_by_mode(&GroupedLayout::flat(huge()), &[small.clone()])
+        composition_by_mode(&GroupedLayout::flat(huge()), std::slice::from_ref(&small))
     });
     is_err("GroupedLayout::new groups overflow", || {
         GroupedLayout::new(small.clone(), vec![usize::MAX, 2])
