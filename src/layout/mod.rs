@@ -117,7 +117,10 @@ impl Layout {
                 .and_then(|n| expected.checked_mul(n))
             {
                 Some(e) => expected = e,
-                None => return self.shape[..d].iter().all(|&n| n == 1),
+                None => {
+                    let outer = &self.shape[..d];
+                    return outer.contains(&0) || outer.iter().all(|&n| n == 1);
+                }
             }
         }
         true
