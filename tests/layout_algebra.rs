@@ -418,7 +418,7 @@ fn check_complement(a: &Layout, m: usize, c: &Layout) {
             "{a} / {c} at {i}"
         );
     }
-    let both = concat(&a.with_offset(0), c);
+    let both = concat(&a.with_offset(0), c).unwrap();
     let image: HashSet<isize> = (0..both.size())
         .map(|i| both.eval_colex(i).unwrap())
         .collect();
@@ -491,7 +491,7 @@ fn logical_divide_property() {
             };
             ok += 1;
             let bstar = complement(&b, a.size()).unwrap();
-            let bb = concat(&b, &bstar);
+            let bb = concat(&b, &bstar).unwrap();
             let r = composition(&a, &bb).unwrap();
             // Agrees with composition with (tiler, complement) ...
             assert_eq!(d.layout(), r.layout());
@@ -585,7 +585,7 @@ fn right_inverse_property() {
     });
     // For a compact layout the inverse is complete.
     run_cases(8, 512, injective_layout(), |a| {
-        let c = concat(&a, &complement(&a, a.cosize()).unwrap());
+        let c = concat(&a, &complement(&a, a.cosize()).unwrap()).unwrap();
         let r = right_inverse(&c);
         assert_eq!(r.size(), c.size(), "{c} r {r}");
         let li = left_inverse(&a).unwrap();

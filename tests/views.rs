@@ -331,7 +331,9 @@ fn random_view_chains_match_model() {
                 };
                 trace.push(what);
                 prop_assert!(
-                    t2.layout().check_fits(t2.storage().len()).is_ok(),
+                    t2.layout()
+                        .check_fits(t2.storage().len(), size_of::<i64>())
+                        .is_ok(),
                     "layout outside storage after {trace:?}"
                 );
                 prop_assert_eq!(t2.shape(), &m2.shape[..], "shape after {:?}", trace);

@@ -918,7 +918,7 @@ impl CudaTensor {
     pub fn as_strided(&self, shape: &[usize], strides: &[isize], offset: usize) -> Result<Self> {
         let layout = Layout::new(shape.to_vec(), strides.to_vec(), offset)?;
         if checked_numel(shape, self.dtype.size())? > 0 {
-            layout.check_fits(self.buffer_len())?;
+            layout.check_fits(self.buffer_len(), self.dtype.size())?;
         }
         Ok(CudaTensor {
             layout,

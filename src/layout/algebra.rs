@@ -13,6 +13,11 @@
 //! `composition` carries both through (an error where the result would need a negative
 //! offset); `complement`, `right_inverse` and `left_inverse` describe the offset-free part (the
 //! offset is ignored) and need non-negative strides.
+//!
+//! Every fallible function validates its input layouts ([`Layout::checked_extent`]) and builds
+//! its result through [`Layout::new`], so a result whose size or reach overflows `isize` is an
+//! [`Error`], never a wrapped or panicking computation. The infallible helpers ([`coalesce`],
+//! [`right_inverse`]) use checked arithmetic and simply stop merging where it would overflow.
 
 use super::Layout;
 use crate::error::{Error, Result};
@@ -28,17 +33,20 @@ pub struct GroupedLayout {
 
 impl GroupedLayout {
     /// Groups `layout`'s modes: `groups[g]` consecutive modes form top-level mode g.
+    /// Errors unless the groups cover the modes exactly and the layout is valid.
     pub fn new(layout: Layout, groups: Vec<usize>) -> Result<GroupedLayout> {
-        if groups.iter().sum::<usize>() != layout.ndim() {
+        let covered = groups.iter().try_fold(0usize, |a, &g| a.checked_add(g));
+        if covered != Some(layout.ndim()) {
             return Err(Error::InvalidArgument {
                 op: "GroupedLayout::new",
                 reason: format!(
                     "groups {groups:?} cover {} modes, the layout has {}",
-                    groups.iter().sum::<usize>(),
+                    covered.map_or("more than usize::MAX".into(), |c| c.to_string()),
                     layout.ndim()
                 ),
             });
         }
+        layout.checked_extent()?;
         Ok(GroupedLayout { layout, groups })
     }
 
@@ -165,7 +173,7 @@ fn not_representable(op: &'static str, reason: String) -> Error {
 /// `s0:d0 ++ s1:(s0*d0)` becomes `(s0*s1):d0`. The result has the same size, offset and function
 /// of the colex index; it is `1:0` when every mode has size 1, and `0:0` when the size is 0.
 pub fn coalesce(a: &Layout) -> Layout {
-    if a.size() == 0 {
+    if a.shape.contains(&0) {
         return Layout {
             shape: vec![0],
             strides: vec![0],
@@ -177,10 +185,13 @@ pub fn coalesce(a: &Layout) -> Layout {
         if n == 1 {
             continue;
         }
+        // Merge only when the arithmetic fits (always, for a valid layout): an unmerged mode
+        // is still the same function.
         if let (Some(ln), Some(&ls)) = (shape.last_mut(), strides.last())
-            && (*ln as isize).checked_mul(ls) == Some(s)
+            && isize::try_from(*ln).ok().and_then(|l| l.checked_mul(ls)) == Some(s)
+            && let Some(merged) = ln.checked_mul(n)
         {
-            *ln *= n;
+            *ln = merged;
             continue;
         }
         shape.push(n);
@@ -214,13 +225,20 @@ pub fn coalesce_row_major(a: &Layout) -> Layout {
     }
 }
 
-/// Concatenation `(a, b)` of two layouts; the offsets add.
-pub fn concat(a: &Layout, b: &Layout) -> Layout {
-    Layout {
-        shape: a.shape.iter().chain(&b.shape).copied().collect(),
-        strides: a.strides.iter().chain(&b.strides).copied().collect(),
-        offset: a.offset + b.offset,
-    }
+/// Concatenation `(a, b)` of two layouts; the offsets add. Errors when the result's size or
+/// reach overflows.
+pub fn concat(a: &Layout, b: &Layout) -> Result<Layout> {
+    let offset = a
+        .offset
+        .checked_add(b.offset)
+        .ok_or_else(|| Error::InvalidView {
+            reason: format!("concatenating {a} and {b}: the offsets overflow"),
+        })?;
+    Layout::new(
+        a.shape.iter().chain(&b.shape).copied().collect(),
+        a.strides.iter().chain(&b.strides).copied().collect(),
+        offset,
+    )
 }
 
 /// A's coalesced modes with their colex prefix products, the mixed radix that composition
@@ -265,6 +283,12 @@ impl Radix {
     }
 }
 
+fn overflow(op: &'static str) -> Error {
+    Error::InvalidView {
+        reason: format!("{op}: the result's size, strides or offset overflow isize"),
+    }
+}
+
 fn to_isize(v: i128, what: &str) -> Result<isize> {
     isize::try_from(v).map_err(|_| Error::InvalidView {
         reason: format!("{what} {v} overflows isize"),
@@ -282,6 +306,10 @@ fn to_isize(v: i128, what: &str) -> Result<isize> {
 /// is not additive in B's modes.
 pub fn composition(a: &Layout, b: &Layout) -> Result<GroupedLayout> {
     const OP: &str = "composition";
+    // Valid inputs bound every intermediate below (spans fit isize, so products of two fit
+    // i128); the few sums that could still grow are checked or saturate.
+    a.checked_extent()?;
+    b.checked_extent()?;
     if b.size() == 0 {
         return GroupedLayout::new(
             Layout {
@@ -336,7 +364,7 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<GroupedLayout> {
                     if k + 1 == n || (rem - 1) * r < ra.shape[k] {
                         shape.push(rem as usize);
                         strides.push(r as i128 * ra.stride[k]);
-                        usage[k] += (rem - 1) * r;
+                        usage[k] = usage[k].saturating_add((rem - 1) * r);
                         break;
                     }
                     if ra.shape[k] % r != 0 {
@@ -360,7 +388,7 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<GroupedLayout> {
                     }
                     shape.push(t0 as usize);
                     strides.push(r as i128 * ra.stride[k]);
-                    usage[k] += (t0 - 1) * r;
+                    usage[k] = usage[k].saturating_add((t0 - 1) * r);
                     rem /= t0;
                     k += 1;
                     r = 1;
@@ -381,8 +409,11 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<GroupedLayout> {
                             ),
                         ));
                     }
-                    usage[k] += tm1 * dig[k];
-                    s += dig[k] as i128 * ra.stride[k];
+                    // Saturating: only bounded modes are checked, and those stay below 2^64.
+                    usage[k] = usage[k].saturating_add(tm1 * dig[k]);
+                    s = s
+                        .checked_add(dig[k] as i128 * ra.stride[k])
+                        .ok_or_else(|| overflow(OP))?;
                 }
                 shape.push(t);
                 strides.push(s);
@@ -390,7 +421,10 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<GroupedLayout> {
         }
         if flip[j] {
             for m in before..shape.len() {
-                offset += (shape[m] as i128 - 1) * strides[m];
+                offset = (shape[m] as i128 - 1)
+                    .checked_mul(strides[m])
+                    .and_then(|x| offset.checked_add(x))
+                    .ok_or_else(|| overflow(OP))?;
                 strides[m] = -strides[m];
             }
         }
@@ -417,14 +451,7 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<GroupedLayout> {
         .into_iter()
         .map(|s| to_isize(s, "composed stride"))
         .collect::<Result<Vec<_>>>()?;
-    GroupedLayout::new(
-        Layout {
-            shape,
-            strides,
-            offset,
-        },
-        groups,
-    )
+    GroupedLayout::new(Layout::new(shape, strides, offset)?, groups)
 }
 
 /// By-mode composition with a tiler `<B_0, B_1, ...>`: top-level mode g of `a` is composed with
@@ -453,7 +480,7 @@ pub fn composition_by_mode(a: &GroupedLayout, tiler: &[Layout]) -> Result<Groupe
             None => m,
         };
         groups.push(r.ndim());
-        out = concat(&out, &r);
+        out = concat(&out, &r)?;
     }
     GroupedLayout::new(out, groups)
 }
@@ -467,6 +494,7 @@ pub fn composition_by_mode(a: &GroupedLayout, tiler: &[Layout]) -> Result<Groupe
 /// the extent of the smaller modes, CuTe's divisibility condition).
 pub fn complement(a: &Layout, cotarget: usize) -> Result<Layout> {
     const OP: &str = "complement";
+    a.checked_extent()?;
     let mut modes: Vec<(usize, usize)> = Vec::new();
     for (&n, &s) in a.shape.iter().zip(&a.strides) {
         if n <= 1 {
@@ -501,19 +529,16 @@ pub fn complement(a: &Layout, cotarget: usize) -> Result<Layout> {
         })?;
     }
     shape.push(cotarget.div_ceil(cur));
-    strides.push(cur as isize);
-    Ok(coalesce(&Layout {
-        shape,
-        strides,
-        offset: 0,
-    }))
+    strides.push(isize::try_from(cur).map_err(|_| overflow(OP))?);
+    Ok(coalesce(&Layout::new(shape, strides, 0)?))
 }
 
 /// CuTe's `logical_divide(a, tiler) = a ∘ (tiler, complement(tiler, a.size()))`: group 0 holds
 /// the tile (the elements the tiler selects), group 1 iterates over the tiles.
 pub fn logical_divide(a: &Layout, tiler: &Layout) -> Result<GroupedLayout> {
+    a.checked_extent()?;
     let c = complement(tiler, a.size())?;
-    let bc = concat(tiler, &c);
+    let bc = concat(tiler, &c)?;
     let r = composition(a, &bc)?;
     let tile_modes: usize = r.groups[..tiler.ndim()].iter().sum();
     let n = r.layout.ndim();
@@ -550,15 +575,15 @@ pub fn zipped_divide(a: &GroupedLayout, tiler: &[Layout]) -> Result<GroupedLayou
         match tiler.get(g) {
             Some(t) => {
                 let d = logical_divide(&m, t)?;
-                tile = concat(&tile, &d.mode(0)?.with_offset(d.layout.offset));
-                rest = concat(&rest, &d.mode(1)?);
+                tile = concat(&tile, &d.mode(0)?.with_offset(d.layout.offset))?;
+                rest = concat(&rest, &d.mode(1)?)?;
             }
-            None => rest = concat(&rest, &m),
+            None => rest = concat(&rest, &m)?,
         }
     }
     let nt = tile.ndim();
     let nr = rest.ndim();
-    GroupedLayout::new(concat(&tile, &rest), vec![nt, nr])
+    GroupedLayout::new(concat(&tile, &rest)?, vec![nt, nr])
 }
 
 /// Splits a layout into contiguous tiles of `tile` (one extent per mode, each dividing that
@@ -567,6 +592,7 @@ pub fn zipped_divide(a: &GroupedLayout, tiler: &[Layout]) -> Result<GroupedLayou
 /// then the tile's coordinate. Strides of the tile modes are `a`'s, the tile grid's are
 /// `t_k * stride_k`.
 pub fn tile(a: &Layout, tile: &[usize]) -> Result<Layout> {
+    a.checked_extent()?;
     if tile.len() != a.ndim() {
         return Err(Error::InvalidArgument {
             op: "tile",
@@ -599,21 +625,25 @@ pub fn tile(a: &Layout, tile: &[usize]) -> Result<Layout> {
             "tile grid stride",
         )?);
     }
-    Ok(Layout {
-        shape,
-        strides,
-        offset: a.offset,
-    })
+    Layout::new(shape, strides, a.offset)
 }
 
 /// CuTe's `logical_product(a, b) = (a, complement(a, size(a) * cosize(b)) ∘ b)`: group 0 is `a`,
 /// group 1 places a copy of `a` at each element of `b`.
 pub fn logical_product(a: &Layout, b: &Layout) -> Result<GroupedLayout> {
-    let c = complement(a, a.size() * b.cosize().max(1))?;
+    const OP: &str = "logical_product";
+    a.checked_extent()?;
+    b.checked_extent()?;
+    let cotarget = a
+        .size()
+        .checked_mul(b.cosize().max(1))
+        .ok_or_else(|| overflow(OP))?;
+    let c = complement(a, cotarget)?;
     let r = composition(&c, b)?.into_layout();
-    let a0 = a.with_offset(0);
+    let offset = a.offset.checked_add(r.offset).ok_or_else(|| overflow(OP))?;
+    let both = concat(&a.with_offset(0), &r.with_offset(0))?;
     GroupedLayout::new(
-        concat(&a0, &r).with_offset(a.offset + r.offset),
+        Layout::new(both.shape, both.strides, offset)?,
         vec![a.ndim(), r.ndim()],
     )
 }
@@ -621,27 +651,34 @@ pub fn logical_product(a: &Layout, b: &Layout) -> Result<GroupedLayout> {
 /// CuTe's `right_inverse`: the largest compact layout R with `a(R(i)) == a.offset + i` for every
 /// `i < R.size()` (colex indices on both sides). Built from the modes of `a` whose strides are
 /// 1, s0*d0, ... in increasing order; modes with negative or zero strides never take part. Always
-/// exists (at worst `1:0`).
+/// exists: at worst `1:0` (only `i = 0`, which `a` maps to its offset), and `0:0` for an empty
+/// `a`. CuTe starts its fold from `1:0` for every layout, but an empty `a` has no coordinate 0,
+/// so `1:0` would leave its domain; the empty layout is the (vacuous) right inverse there.
 pub fn right_inverse(a: &Layout) -> Layout {
     let c = coalesce(&a.with_offset(0));
-    // Colex prefix products of c: the domain index where each mode starts.
+    if c.shape.contains(&0) {
+        return c; // 0:0
+    }
+    // Colex prefix products of c: the domain index where each mode starts (None past isize,
+    // which a valid layout never reaches).
     let mut prefix = Vec::with_capacity(c.ndim());
-    let mut p = 1usize;
+    let mut p = Some(1isize);
     for &n in &c.shape {
         prefix.push(p);
-        p = p.saturating_mul(n);
+        p = p.and_then(|p| p.checked_mul(isize::try_from(n).ok()?));
     }
     let mut order: Vec<usize> = (0..c.ndim()).filter(|&k| c.strides[k] > 0).collect();
     order.sort_by_key(|&k| c.strides[k]);
     let (mut shape, mut strides) = (Vec::new(), Vec::new());
-    let mut cur = 1isize;
+    let mut cur = Some(1isize);
     for k in order {
-        if c.strides[k] != cur {
+        let Some(pk) = prefix[k] else { break };
+        if Some(c.strides[k]) != cur {
             break;
         }
         shape.push(c.shape[k]);
-        strides.push(prefix[k] as isize);
-        cur = cur.saturating_mul(c.shape[k] as isize);
+        strides.push(pk);
+        cur = cur.and_then(|cur| cur.checked_mul(isize::try_from(c.shape[k]).ok()?));
     }
     coalesce(&Layout {
         shape,
@@ -654,8 +691,9 @@ pub fn right_inverse(a: &Layout) -> Layout {
 /// a.size()`, namely `right_inverse((a, complement(a)))`. Errors when `a` is not injective or
 /// has no complement (see [`complement`]).
 pub fn left_inverse(a: &Layout) -> Result<Layout> {
+    a.checked_extent()?;
     let a0 = a.with_offset(0);
-    let full = concat(&a0, &complement(&a0, a0.cosize())?);
+    let full = concat(&a0, &complement(&a0, a0.cosize())?)?;
     Ok(right_inverse(&full))
 }
 

@@ -65,7 +65,8 @@ pub fn coord_to_row_major(shape: &[usize], coord: &[usize]) -> usize {
     idx
 }
 
-/// Column-major (Fortran order, CuTe's default `LayoutLeft`) strides for a shape.
+/// Column-major (Fortran order, CuTe's default `LayoutLeft`) strides for a shape. They wrap
+/// when the element count overflows; [`Layout::checked_extent`] rejects such a layout.
 pub fn col_major_strides(shape: &[usize]) -> Vec<isize> {
     let mut strides = Vec::with_capacity(shape.len());
     let mut acc = 1isize;
@@ -188,7 +189,8 @@ impl Layout {
                 i /= s;
                 c
             };
-            off += c as i128 * self.strides[d] as i128;
+            // Saturating: exact for a valid layout; an invalid one must not panic here.
+            off = off.saturating_add((c as i128).saturating_mul(self.strides[d] as i128));
         }
         off
     }

@@ -22,26 +22,29 @@ pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
     strides
 }
 
-/// Element count of a shape, or an error when it (or its byte size for `elem_size`) overflows i64.
+/// Element count of a shape, or an error when it (or its byte size for `elem_size`) overflows
+/// `isize` (i64 on the 64-bit targets weft supports), or a dim alone does.
 pub fn checked_numel(shape: &[usize], elem_size: usize) -> Result<usize> {
-    let mut n: i64 = 1;
+    let overflow = || Error::NumelOverflow {
+        shape: shape.to_vec(),
+    };
+    let mut n: isize = 1;
     for &d in shape {
-        n = i64::try_from(d)
+        n = isize::try_from(d)
             .ok()
             .and_then(|d| n.checked_mul(d))
-            .ok_or_else(|| Error::NumelOverflow {
-                shape: shape.to_vec(),
-            })?;
+            .ok_or_else(overflow)?;
     }
-    n.checked_mul(elem_size as i64)
-        .ok_or_else(|| Error::NumelOverflow {
-            shape: shape.to_vec(),
-        })?;
+    isize::try_from(elem_size)
+        .ok()
+        .and_then(|e| n.checked_mul(e))
+        .ok_or_else(overflow)?;
     Ok(n as usize)
 }
 
 impl Layout {
-    /// A row-major layout at offset 0.
+    /// A row-major layout at offset 0. Not validated: for a shape whose element count overflows
+    /// the strides wrap, and [`Layout::checked_extent`] (which every consumer runs) rejects it.
     pub fn contiguous(shape: &[usize]) -> Layout {
         Layout {
             shape: shape.to_vec(),
@@ -50,7 +53,8 @@ impl Layout {
         }
     }
 
-    /// A layout from parts; no storage check (see [`Layout::check_fits`]).
+    /// A layout from parts, validated by [`Layout::checked_extent`] (element count and every
+    /// storage index it reaches fit `isize`); no storage check (see [`Layout::check_fits`]).
     pub fn new(shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Result<Layout> {
         if shape.len() != strides.len() {
             return Err(Error::InvalidView {
@@ -61,11 +65,13 @@ impl Layout {
                 ),
             });
         }
-        Ok(Layout {
+        let l = Layout {
             shape,
             strides,
             offset,
-        })
+        };
+        l.checked_extent()?;
+        Ok(l)
     }
 
     pub fn shape(&self) -> &[usize] {
@@ -80,8 +86,16 @@ impl Layout {
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
+    /// The element count (the product of the shape). Exact for a validated layout; one whose
+    /// count overflows (rejected by [`Layout::checked_extent`]) saturates at `usize::MAX`.
     pub fn numel(&self) -> usize {
-        self.shape.iter().product()
+        if self.shape.contains(&0) {
+            return 0;
+        }
+        self.shape
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d))
+            .unwrap_or(usize::MAX)
     }
 
     /// Row-major contiguous (size-1 dims may have any stride), regardless of offset.
@@ -97,32 +111,69 @@ impl Layout {
             if self.strides[d] != expected {
                 return false;
             }
-            expected *= self.shape[d] as isize;
+            // Overflow means no later dim can match: the next stride would exceed isize.
+            match isize::try_from(self.shape[d])
+                .ok()
+                .and_then(|n| expected.checked_mul(n))
+            {
+                Some(e) => expected = e,
+                None => {
+                    let outer = &self.shape[..d];
+                    return outer.contains(&0) || outer.iter().all(|&n| n == 1);
+                }
+            }
         }
         true
     }
 
-    /// The smallest and largest storage index the layout reaches (None when empty).
-    pub fn extent(&self) -> Option<(isize, isize)> {
-        if self.numel() == 0 {
-            return None;
+    /// The one validity check of a layout: the element count fits `isize`, the offset is at
+    /// most `isize::MAX`, and the lowest and highest storage index it reaches (returned, `None`
+    /// when it has no elements) fit `isize`, as do the summed negative and positive spans. On a
+    /// layout that passes, [`Layout::index_of`] cannot overflow at any in-bounds coordinate (each
+    /// partial sum lies between the two).
+    pub fn checked_extent(&self) -> Result<Option<(isize, isize)>> {
+        let numel = checked_numel(&self.shape, 1)?;
+        let overflow = || Error::InvalidView {
+            reason: format!(
+                "shape {:?} strides {:?} offset {} reaches storage indices that overflow isize",
+                self.shape, self.strides, self.offset
+            ),
+        };
+        let offset = isize::try_from(self.offset).map_err(|_| overflow())?;
+        if numel == 0 {
+            return Ok(None);
         }
-        let (mut lo, mut hi) = (self.offset as isize, self.offset as isize);
+        let (mut neg, mut pos) = (0isize, 0isize);
         for (&n, &s) in self.shape.iter().zip(&self.strides) {
-            let span = (n as isize - 1) * s;
+            // n <= numel <= isize::MAX, so n - 1 converts.
+            let span = (n as isize - 1).checked_mul(s).ok_or_else(overflow)?;
             if span < 0 {
-                lo += span;
+                neg = neg.checked_add(span).ok_or_else(overflow)?;
             } else {
-                hi += span;
+                pos = pos.checked_add(span).ok_or_else(overflow)?;
             }
         }
-        Some((lo, hi))
+        let lo = offset.checked_add(neg).ok_or_else(overflow)?;
+        let hi = offset.checked_add(pos).ok_or_else(overflow)?;
+        Ok(Some((lo, hi)))
     }
 
-    /// Errors unless every element lies inside a storage of `len` elements.
-    pub fn check_fits(&self, len: usize) -> Result<()> {
-        if let Some((lo, hi)) = self.extent()
-            && (lo < 0 || hi >= len as isize)
+    /// The smallest and largest storage index the layout reaches (None when empty). Never
+    /// overflows: a layout that [`Layout::checked_extent`] rejects (never one of a tensor)
+    /// reports the whole range `isize::MIN..=isize::MAX`, the conservative answer for overlap
+    /// tests.
+    pub fn extent(&self) -> Option<(isize, isize)> {
+        self.checked_extent()
+            .unwrap_or(Some((isize::MIN, isize::MAX)))
+    }
+
+    /// Errors unless the layout is valid ([`Layout::checked_extent`]), its byte size
+    /// `numel * elem_size` fits `isize`, and every element lies inside a storage of `len`
+    /// elements of `elem_size` bytes. Every tensor constructor runs this.
+    pub fn check_fits(&self, len: usize, elem_size: usize) -> Result<()> {
+        checked_numel(&self.shape, elem_size)?;
+        if let Some((lo, hi)) = self.checked_extent()?
+            && (lo < 0 || hi as usize >= len)
         {
             return Err(Error::InvalidView {
                 reason: format!(

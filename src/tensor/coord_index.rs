@@ -54,10 +54,7 @@ impl<T: Element> Tensor<T> {
     /// divide its dim; [`IdentityTensor::tile`](crate::tensor::IdentityTensor::tile) gives the
     /// predicate for shapes that do not divide.
     pub fn tile(&self, tile: &[usize]) -> Result<Tensor<T>> {
-        Ok(Tensor {
-            storage: self.storage.clone(),
-            layout: algebra::tile(&self.layout, tile)?,
-        })
+        Tensor::from_parts(self.storage.clone(), algebra::tile(&self.layout, tile)?)
     }
 
     /// The same storage seen through another layout, checked to fit.

@@ -125,71 +125,132 @@ impl Formatter {
     }
 }
 
-/// The logical elements of a tensor in row-major order, plus its shape.
-struct Flat<'a> {
-    vals: &'a [Elem],
+/// The elements a repr shows: along each dim all indices, or, when summarising a dim longer
+/// than `2 * EDGE`, the first and last `EDGE` (torch's `get_summarized_data`).
+struct Shown<'a> {
     shape: &'a [usize],
+    summarize: bool,
 }
 
-impl Flat<'_> {
-    fn sub(&self, i: usize) -> Flat<'_> {
-        let inner: usize = self.shape[1..].iter().product();
-        Flat {
-            vals: &self.vals[i * inner..(i + 1) * inner],
-            shape: &self.shape[1..],
-        }
+impl Shown<'_> {
+    /// Whether dim `d` is cut (gets a `...`).
+    fn cut(&self, d: usize) -> bool {
+        self.summarize && self.shape[d] > 2 * EDGE
     }
-
-    /// The indices along dim 0 that are printed (all, or the edge items when summarising).
-    fn rows(&self, summarize: bool) -> (Vec<usize>, bool) {
-        let n = self.shape[0];
-        if summarize && n > 2 * EDGE {
-            ((0..EDGE).chain(n - EDGE..n).collect(), true)
+    /// How many indices of dim `d` are shown.
+    fn count(&self, d: usize) -> usize {
+        if self.cut(d) { 2 * EDGE } else { self.shape[d] }
+    }
+    /// The index along dim `d` of the `j`-th shown one.
+    fn index(&self, d: usize, j: usize) -> usize {
+        if self.cut(d) && j >= EDGE {
+            self.shape[d] - 2 * EDGE + j
         } else {
-            ((0..n).collect(), false)
+            j
         }
     }
 
-    /// torch's `get_summarized_data`: only the elements that will be printed.
-    fn summarized(&self, summarize: bool, out: &mut Vec<Elem>) {
-        if self.shape.is_empty() {
-            out.extend_from_slice(self.vals);
-            return;
-        }
-        for i in self.rows(summarize).0 {
-            self.sub(i).summarized(summarize, out);
+    /// The shown elements in row-major order, each read from its own coordinate (never the
+    /// whole tensor: a huge broadcast view shows a handful of elements).
+    fn values<T: Element>(&self, t: &Tensor<T>) -> Vec<Elem> {
+        let nd = self.shape.len();
+        let mut pos = vec![0usize; nd];
+        let mut coord: Vec<usize> = (0..nd).map(|d| self.index(d, 0)).collect();
+        let mut out = Vec::new();
+        loop {
+            out.push(elem(
+                t.get(&coord).expect("a shown coordinate is in bounds"),
+            ));
+            // Odometer over the shown positions, the last dim fastest.
+            let mut d = nd;
+            loop {
+                if d == 0 {
+                    return out;
+                }
+                d -= 1;
+                pos[d] += 1;
+                if pos[d] < self.count(d) {
+                    coord[d] = self.index(d, pos[d]);
+                    break;
+                }
+                pos[d] = 0;
+                coord[d] = self.index(d, 0);
+            }
         }
     }
 
-    fn render(&self, indent: usize, summarize: bool, f: &Formatter) -> String {
-        match self.shape.len() {
-            0 => f.format(self.vals[0]),
-            1 => {
-                let (rows, cut) = self.rows(summarize);
-                let mut data: Vec<String> = rows.iter().map(|&i| f.format(self.vals[i])).collect();
-                if cut {
-                    data.insert(EDGE, " ...".into());
+    /// One innermost row (the last dim) at `indent`, taking its elements from `vals`.
+    fn render_row(
+        &self,
+        vals: &mut impl Iterator<Item = Elem>,
+        indent: usize,
+        f: &Formatter,
+        out: &mut String,
+    ) {
+        let last = self.shape.len() - 1;
+        let mut data: Vec<String> = (0..self.count(last))
+            .map(|_| f.format(vals.next().expect("one value per shown element")))
+            .collect();
+        if self.cut(last) {
+            data.insert(EDGE, " ...".into());
+        }
+        let per_line = ((LINEWIDTH.saturating_sub(indent)) / (f.width + 2)).max(1);
+        let lines: Vec<String> = data.chunks(per_line).map(|c| c.join(", ")).collect();
+        out.push('[');
+        out.push_str(&lines.join(&format!(",\n{}", " ".repeat(indent + 1))));
+        out.push(']');
+    }
+
+    /// torch's `_tensor_str_with_formatter`: nested brackets, rows of dim `k` separated by
+    /// `ndim - k - 1` blank lines. Iterative (an explicit position per dim), so a tensor with
+    /// 100,000 dims needs no deep stack.
+    fn render(&self, vals: &[Elem], indent: usize, f: &Formatter) -> String {
+        let nd = self.shape.len();
+        let mut vals = vals.iter().copied();
+        let mut out = String::new();
+        if nd == 0 {
+            out.push_str(&f.format(vals.next().expect("a 0-d tensor has one value")));
+            return out;
+        }
+        let mut pos = vec![0usize; nd];
+        let mut k = 0; // the dim whose bracket is being written
+        let mut entering = true;
+        loop {
+            if entering {
+                if k == nd - 1 {
+                    self.render_row(&mut vals, indent + k, f, &mut out);
+                    entering = false;
+                    if k == 0 {
+                        break;
+                    }
+                    k -= 1;
+                } else {
+                    out.push('[');
+                    pos[k] = 0;
+                    k += 1;
                 }
-                let per_line = ((LINEWIDTH.saturating_sub(indent)) / (f.width + 2)).max(1);
-                let lines: Vec<String> = data.chunks(per_line).map(|c| c.join(", ")).collect();
-                format!(
-                    "[{}]",
-                    lines.join(&format!(",\n{}", " ".repeat(indent + 1)))
-                )
+                continue;
             }
-            d => {
-                let (rows, cut) = self.rows(summarize);
-                let mut parts: Vec<String> = rows
-                    .iter()
-                    .map(|&i| self.sub(i).render(indent + 1, summarize, f))
-                    .collect();
-                if cut {
-                    parts.insert(EDGE, "...".into());
+            // Back in dim k after its pos[k]-th sub-tensor.
+            if pos[k] + 1 < self.count(k) {
+                let sep = format!(",{}{}", "\n".repeat(nd - k - 1), " ".repeat(indent + k + 1));
+                out.push_str(&sep);
+                if self.cut(k) && pos[k] + 1 == EDGE {
+                    out.push_str("...");
+                    out.push_str(&sep);
                 }
-                let sep = format!(",{}{}", "\n".repeat(d - 1), " ".repeat(indent + 1));
-                format!("[{}]", parts.join(&sep))
+                pos[k] += 1;
+                k += 1;
+                entering = true;
+            } else {
+                out.push(']');
+                if k == 0 {
+                    break;
+                }
+                k -= 1;
             }
         }
+        out
     }
 }
 
@@ -235,23 +296,16 @@ pub(crate) fn render<T: Element>(t: &Tensor<T>) -> String {
         }
         "[]".to_string()
     } else {
-        let vals: Vec<Elem> = t.to_vec().into_iter().map(elem).collect();
-        let flat = Flat {
-            vals: &vals,
+        let shown = Shown {
             shape: t.shape(),
+            summarize: t.numel() > THRESHOLD,
         };
-        let summarize = t.numel() > THRESHOLD;
-        let f = if summarize {
-            let mut s = Vec::new();
-            flat.summarized(true, &mut s);
-            Formatter::new(&s, dtype.is_float())
-        } else {
-            Formatter::new(&vals, dtype.is_float())
-        };
+        let vals = shown.values(t);
+        let f = Formatter::new(&vals, dtype.is_float());
         if !matches!(dtype, DType::F32 | DType::I64 | DType::Bool) {
             suffixes.push(format!("dtype=torch.{}", dtype.name()));
         }
-        flat.render(indent, summarize, &f)
+        shown.render(&vals, indent, &f)
     };
     add_suffixes(format!("{prefix}{body}"), &suffixes, indent)
 }

@@ -30,6 +30,20 @@ pub struct IdentityTensor {
     modes: Vec<Mode>,
 }
 
+fn overflow(what: &str) -> Error {
+    Error::InvalidArgument {
+        op: "IdentityTensor",
+        reason: format!("{what}: a coordinate overflows usize"),
+    }
+}
+
+/// `base + c * stride`, checked (tiles may reach far past the bounds).
+fn step(base: usize, c: usize, stride: usize) -> Result<usize> {
+    c.checked_mul(stride)
+        .and_then(|x| base.checked_add(x))
+        .ok_or_else(|| overflow("coordinate"))
+}
+
 /// The identity tensor of `shape`: element `c` is `c`.
 pub fn identity_tensor(shape: &[usize]) -> IdentityTensor {
     IdentityTensor {
@@ -55,8 +69,12 @@ impl IdentityTensor {
     pub fn ndim(&self) -> usize {
         self.modes.len()
     }
+    /// The element count; panics (with a message, in every build) when it overflows `usize`.
     pub fn numel(&self) -> usize {
-        self.modes.iter().map(|m| m.size).product()
+        self.modes
+            .iter()
+            .try_fold(1usize, |n, m| n.checked_mul(m.size))
+            .expect("identity tensor: the element count overflows usize")
     }
     /// The shape of the original tensor, which the coordinates index.
     pub fn bounds(&self) -> &[usize] {
@@ -92,7 +110,7 @@ impl IdentityTensor {
         self.check(coord)?;
         let mut out = self.base.clone();
         for (&c, m) in coord.iter().zip(&self.modes) {
-            out[m.dim] += c * m.stride;
+            out[m.dim] = step(out[m.dim], c, m.stride)?;
         }
         Ok(out)
     }
@@ -130,7 +148,7 @@ impl IdentityTensor {
                         bound: m.size,
                     });
                 }
-                Some(c) => base[m.dim] += c * m.stride,
+                Some(c) => base[m.dim] = step(base[m.dim], c, m.stride)?,
                 None => modes.push(*m),
             }
         }
@@ -163,7 +181,7 @@ impl IdentityTensor {
             modes.push(Mode {
                 size: m.size.div_ceil(t),
                 dim: m.dim,
-                stride: m.stride * t,
+                stride: m.stride.checked_mul(t).ok_or_else(|| overflow("tile"))?,
             });
         }
         Ok(IdentityTensor {

@@ -44,7 +44,7 @@ pub(crate) fn is_zero_bits<T: Element>(v: &T) -> bool {
 impl<T: Element> Tensor<T> {
     /// A tensor over `storage` with `layout`, checked to fit.
     pub fn from_parts(storage: Arc<Storage<T>>, layout: Layout) -> Result<Self> {
-        layout.check_fits(storage.len())?;
+        layout.check_fits(storage.len(), size_of::<T>())?;
         Ok(Tensor { storage, layout })
     }
 
@@ -97,25 +97,18 @@ impl<T: Element> Tensor<T> {
     /// A tensor with the given shape and element strides (non-negative), in a fresh zeroed
     /// storage just large enough for it. Used for outputs that follow an input's layout.
     pub fn try_empty_strided(shape: &[usize], strides: &[isize]) -> Result<Self> {
-        checked_numel(shape, size_of::<T>())?;
-        let mut len = 1usize;
-        for (&n, &s) in shape.iter().zip(strides) {
-            if n == 0 {
-                len = 0;
-                break;
-            }
-            if s < 0 {
-                return Err(Error::InvalidView {
-                    reason: "empty_strided needs non-negative strides".into(),
-                });
-            }
-            len += (n - 1) * s as usize;
+        if strides.iter().any(|&s| s < 0) {
+            return Err(Error::InvalidView {
+                reason: "empty_strided needs non-negative strides".into(),
+            });
         }
         let layout = Layout::new(shape.to_vec(), strides.to_vec(), 0)?;
-        Ok(Tensor {
-            storage: Arc::new(Storage::try_zeroed(len)?),
-            layout,
-        })
+        // Non-negative strides from offset 0: the storage needs one past the highest index.
+        let len = layout
+            .checked_extent()?
+            .map_or(0, |(_, hi)| hi as usize + 1);
+        checked_numel(&[len], size_of::<T>())?;
+        Tensor::from_parts(Arc::new(Storage::try_zeroed(len)?), layout)
     }
 
     pub fn full(shape: &[usize], value: T) -> Self {

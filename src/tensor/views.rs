@@ -42,8 +42,9 @@ pub fn compute_stride(
     old_strides: &[isize],
     new_shape: &[usize],
 ) -> Option<Vec<isize>> {
-    let numel: usize = old_shape.iter().product();
-    if numel == 0 {
+    // Checked throughout: the shapes come from callers, and a wrapped product could make two
+    // different layouts look equal. Overflow means "no view" (None).
+    if old_shape.contains(&0) {
         // Any strides address an empty tensor; keep them when the shape does not change.
         return Some(if old_shape == new_shape {
             old_strides.to_vec()
@@ -57,19 +58,25 @@ pub fn compute_stride(
     }
     let mut new_strides = vec![0isize; new_shape.len()];
     let mut view_d = new_shape.len() as isize - 1;
-    let mut chunk_base_stride = *old_strides.last().unwrap();
+    let mut chunk_base_stride = *old_strides.last()?;
     let mut tensor_numel: isize = 1;
     let mut view_numel: isize = 1;
     for tensor_d in (0..old_shape.len()).rev() {
-        tensor_numel *= old_shape[tensor_d] as isize;
+        tensor_numel = tensor_numel.checked_mul(isize::try_from(old_shape[tensor_d]).ok()?)?;
         // A chunk ends at dim 0 or where the next-outer dim is not contiguous with this chunk.
         if tensor_d == 0
             || (old_shape[tensor_d - 1] != 1
-                && old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride)
+                && tensor_numel.checked_mul(chunk_base_stride) != Some(old_strides[tensor_d - 1]))
         {
             while view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d as usize] == 1) {
-                new_strides[view_d as usize] = view_numel * chunk_base_stride;
-                view_numel *= new_shape[view_d as usize] as isize;
+                let size = new_shape[view_d as usize];
+                new_strides[view_d as usize] = match view_numel.checked_mul(chunk_base_stride) {
+                    Some(st) => st,
+                    // A size-1 dim never steps, so any stride serves.
+                    None if size == 1 => chunk_base_stride,
+                    None => return None,
+                };
+                view_numel = view_numel.checked_mul(isize::try_from(size).ok()?)?;
                 view_d -= 1;
             }
             if view_numel != tensor_numel {
@@ -138,17 +145,37 @@ fn or_panic<T>(r: Result<T>) -> T {
 }
 
 impl<T: Element> Tensor<T> {
-    /// Same storage, new layout (the layout is derived from a valid one, so it fits).
-    fn view_parts(&self, shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Tensor<T> {
+    /// Same storage, new layout, validated like any tensor's ([`Tensor::from_parts`]): views
+    /// derive from a valid layout, and this makes sure no arithmetic slip escapes as a tensor.
+    fn view_parts(
+        &self,
+        shape: Vec<usize>,
+        strides: Vec<isize>,
+        offset: usize,
+    ) -> Result<Tensor<T>> {
         debug_assert_eq!(shape.len(), strides.len());
-        Tensor {
-            storage: self.storage.clone(),
-            layout: Layout {
+        Tensor::from_parts(
+            self.storage.clone(),
+            Layout {
                 shape,
                 strides,
                 offset,
             },
-        }
+        )
+    }
+
+    /// The offset of index `i` along dim `d` (the layout's offset plus `i * stride[d]`), checked.
+    fn offset_at(&self, d: usize, i: isize) -> Result<usize> {
+        i.checked_mul(self.strides()[d])
+            .and_then(|x| (self.offset() as isize).checked_add(x))
+            .and_then(|o| usize::try_from(o).ok())
+            .ok_or_else(|| Error::InvalidView {
+                reason: format!(
+                    "index {i} along dim {d} (stride {}) from offset {} leaves the storage",
+                    self.strides()[d],
+                    self.offset()
+                ),
+            })
     }
 
     /// Reorders the dims: result dim `i` is input dim `dims[i]`.
@@ -174,7 +201,7 @@ impl<T: Element> Tensor<T> {
             shape.push(self.shape()[d]);
             strides.push(self.strides()[d]);
         }
-        Ok(self.view_parts(shape, strides, self.offset()))
+        self.view_parts(shape, strides, self.offset())
     }
     pub fn permute(&self, dims: &[isize]) -> Tensor<T> {
         or_panic(self.try_permute(dims))
@@ -190,7 +217,7 @@ impl<T: Element> Tensor<T> {
         let mut l = self.layout.clone();
         l.shape.swap(a, b);
         l.strides.swap(a, b);
-        Ok(self.view_parts(l.shape, l.strides, l.offset))
+        self.view_parts(l.shape, l.strides, l.offset)
     }
     pub fn transpose(&self, d0: isize, d1: isize) -> Tensor<T> {
         or_panic(self.try_transpose(d0, d1))
@@ -246,24 +273,32 @@ impl<T: Element> Tensor<T> {
         } else {
             (adjust(start, n - 1), adjust(end, -1))
         };
+        // |step| as usize: `-step` would overflow for isize::MIN. Both bounds lie in -1..=n, so
+        // the differences cannot overflow.
         let len = if step > 0 {
-            if e > s { (e - s - 1) / step + 1 } else { 0 }
+            if e > s {
+                (e - s - 1) as usize / step.unsigned_abs() + 1
+            } else {
+                0
+            }
         } else if s > e {
-            (s - e - 1) / (-step) + 1
+            (s - e - 1) as usize / step.unsigned_abs() + 1
         } else {
             0
         };
         let mut l = self.layout.clone();
         let stride = l.strides[d];
         if len > 0 {
-            l.offset = (l.offset as isize + s * stride) as usize;
+            l.offset = self.offset_at(d, s)?;
         }
-        l.shape[d] = len as usize;
+        l.shape[d] = len;
         // A size-1 result never steps, so keep its stride (avoids overflow for huge steps).
         if len > 1 {
-            l.strides[d] = stride * step;
+            l.strides[d] = stride.checked_mul(step).ok_or_else(|| Error::InvalidView {
+                reason: format!("slice step {step} times stride {stride} overflows isize"),
+            })?;
         }
-        Ok(self.view_parts(l.shape, l.strides, l.offset))
+        self.view_parts(l.shape, l.strides, l.offset)
     }
     pub fn slice(
         &self,
@@ -287,7 +322,7 @@ impl<T: Element> Tensor<T> {
                 bound: n,
             });
         }
-        if s as usize + len > n {
+        if len > n - s as usize {
             return Err(Error::InvalidArgument {
                 op: "narrow",
                 reason: format!("start ({s}) + length ({len}) exceeds dimension size ({n})"),
@@ -295,10 +330,10 @@ impl<T: Element> Tensor<T> {
         }
         let mut l = self.layout.clone();
         if len > 0 {
-            l.offset = (l.offset as isize + s * l.strides[d]) as usize;
+            l.offset = self.offset_at(d, s)?;
         }
         l.shape[d] = len;
-        Ok(self.view_parts(l.shape, l.strides, l.offset))
+        self.view_parts(l.shape, l.strides, l.offset)
     }
     pub fn narrow(&self, dim: isize, start: isize, len: usize) -> Tensor<T> {
         or_panic(self.try_narrow(dim, start, len))
@@ -317,10 +352,10 @@ impl<T: Element> Tensor<T> {
             });
         }
         let mut l = self.layout.clone();
-        l.offset = (l.offset as isize + i * l.strides[d]) as usize;
+        l.offset = self.offset_at(d, i)?;
         l.shape.remove(d);
         l.strides.remove(d);
-        Ok(self.view_parts(l.shape, l.strides, l.offset))
+        self.view_parts(l.shape, l.strides, l.offset)
     }
     pub fn select(&self, dim: isize, index: isize) -> Tensor<T> {
         or_panic(self.try_select(dim, index))
@@ -370,8 +405,7 @@ impl<T: Element> Tensor<T> {
                 return Err(mismatch());
             }
         }
-        checked_numel(&out_shape, size_of::<T>())?;
-        Ok(self.view_parts(out_shape, out_strides, self.offset()))
+        self.view_parts(out_shape, out_strides, self.offset())
     }
     pub fn expand(&self, shape: &[isize]) -> Tensor<T> {
         or_panic(self.try_expand(shape))
@@ -403,6 +437,7 @@ impl<T: Element> Tensor<T> {
             .map(|(&n, &s)| (n, s))
             .unzip();
         self.view_parts(shape, strides, self.offset())
+            .expect("dropping size-1 dims keeps a valid layout")
     }
 
     /// Removes `dim` if its size is 1 (otherwise returns the tensor unchanged, like PyTorch).
@@ -417,7 +452,7 @@ impl<T: Element> Tensor<T> {
         let mut l = self.layout.clone();
         l.shape.remove(d);
         l.strides.remove(d);
-        Ok(self.view_parts(l.shape, l.strides, l.offset))
+        self.view_parts(l.shape, l.strides, l.offset)
     }
     pub fn squeeze_dim(&self, dim: isize) -> Tensor<T> {
         or_panic(self.try_squeeze_dim(dim))
@@ -427,15 +462,19 @@ impl<T: Element> Tensor<T> {
     pub fn try_unsqueeze(&self, dim: isize) -> Result<Tensor<T>> {
         let d = wrap_dim(dim, self.ndim() + 1)?;
         let mut l = self.layout.clone();
-        // PyTorch's choice of stride, so the result is contiguous when the input is.
+        // PyTorch's choice of stride, so the result is contiguous when the input is. The new dim
+        // has size 1 and never steps, so where that product overflows any stride serves: 1.
         let stride = if d >= l.ndim() {
             1
         } else {
-            l.shape[d] as isize * l.strides[d]
+            isize::try_from(l.shape[d])
+                .ok()
+                .and_then(|n| n.checked_mul(l.strides[d]))
+                .unwrap_or(1)
         };
         l.shape.insert(d, 1);
         l.strides.insert(d, stride);
-        Ok(self.view_parts(l.shape, l.strides, l.offset))
+        self.view_parts(l.shape, l.strides, l.offset)
     }
     pub fn unsqueeze(&self, dim: isize) -> Tensor<T> {
         or_panic(self.try_unsqueeze(dim))
@@ -446,7 +485,7 @@ impl<T: Element> Tensor<T> {
     pub fn try_view(&self, shape: &[isize]) -> Result<Tensor<T>> {
         let new_shape = infer_shape("view", shape, self.numel())?;
         match compute_stride(self.shape(), self.strides(), &new_shape) {
-            Some(strides) => Ok(self.view_parts(new_shape, strides, self.offset())),
+            Some(strides) => self.view_parts(new_shape, strides, self.offset()),
             None => Err(Error::InvalidView {
                 reason: format!(
                     "view size {new_shape:?} is not compatible with input size {:?} and strides {:?} \
@@ -465,7 +504,7 @@ impl<T: Element> Tensor<T> {
     pub fn try_reshape(&self, shape: &[isize]) -> Result<Tensor<T>> {
         let new_shape = infer_shape("reshape", shape, self.numel())?;
         match compute_stride(self.shape(), self.strides(), &new_shape) {
-            Some(strides) => Ok(self.view_parts(new_shape, strides, self.offset())),
+            Some(strides) => self.view_parts(new_shape, strides, self.offset()),
             None => Tensor::from_vec(self.to_vec(), &new_shape),
         }
     }
@@ -490,7 +529,8 @@ impl<T: Element> Tensor<T> {
         }
         let sh = self.shape();
         let mut shape: Vec<isize> = sh[..s].iter().map(|&n| n as isize).collect();
-        shape.push(sh[s..=e].iter().product::<usize>() as isize);
+        // Checked: with a 0 elsewhere in the shape the merged dims alone may overflow.
+        shape.push(checked_numel(&sh[s..=e], 1)? as isize);
         shape.extend(sh[e + 1..].iter().map(|&n| n as isize));
         self.try_reshape(&shape)
     }
