@@ -309,3 +309,48 @@ fn huge_allocations_are_errors() {
     assert!(big.try_clone().is_err());
     assert!(big.try_to_vec().is_err());
 }
+
+// ------------------------------------------------------------- the iterator on rayon threads
+
+/// The iterator splits one op across two rayon workers (grain 4) while another thread holds a
+/// handle to the output's storage: the workers write disjoint elements under the op's
+/// exclusive borrow; the other thread's reads are refused or see the finished result.
+#[test]
+fn iterator_on_two_rayon_threads_with_a_concurrent_reader() {
+    use weft::{LoopCost, TensorIterator};
+    let n = 64;
+    let a = DynTensor::from(Tensor::<f32>::from_fn(&[n], |i| i as f32).unwrap());
+    let out = DynTensor::zeros(DType::F32, &[n]).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let reader = out.share();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            pool.install(|| {
+                let it = TensorIterator::binary_op(Some(&out), &a, &a).unwrap();
+                it.for_each(LoopCost::Grain(4), |p, st, len| {
+                    for k in 0..len as isize {
+                        // SAFETY: the iterator's pointers and byte strides for this run;
+                        // both operands are f32.
+                        unsafe {
+                            let x = *(p[1].offset(k * st[1]) as *const f32);
+                            *(p[0].offset(k * st[0]) as *mut f32) = x + 1.0;
+                        }
+                    }
+                });
+            })
+        });
+        s.spawn(move || {
+            for _ in 0..3 {
+                if let Ok(v) = reader.as_typed::<f32>().unwrap().try_to_vec() {
+                    let done = v.iter().enumerate().all(|(i, &x)| x == i as f32 + 1.0);
+                    assert!(done || v.iter().all(|&x| x == 0.0), "{v:?}");
+                }
+            }
+        });
+    });
+    let v = out.as_typed::<f32>().unwrap().to_vec();
+    assert!(v.iter().enumerate().all(|(i, &x)| x == i as f32 + 1.0));
+}
