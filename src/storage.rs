@@ -16,31 +16,27 @@ use std::alloc::{Layout as AllocLayout, alloc_zeroed, dealloc};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// A storage's borrow state: the number of shared borrows, or [`BorrowFlag::EXCLUSIVE`].
+/// A storage's borrow state: the number of shared borrows in the low bits, plus the
+/// [`BorrowFlag::EXCLUSIVE`] bit while a writer holds it. A reader that finds the bit set has
+/// already counted itself and takes its increment back; the writer releases by clearing only
+/// its bit, so such in-flight increments never corrupt the count.
 #[derive(Debug, Default)]
 pub(crate) struct BorrowFlag(AtomicUsize);
 
 impl BorrowFlag {
-    const EXCLUSIVE: usize = usize::MAX;
+    const EXCLUSIVE: usize = 1 << (usize::BITS - 1);
 
     /// Takes a shared borrow; false when the storage is borrowed exclusively.
     pub(crate) fn try_shared(&self) -> bool {
-        let mut cur = self.0.load(Ordering::Relaxed);
-        loop {
-            // EXCLUSIVE - 1 shared borrows cannot happen (each needs a live guard), but the
-            // check keeps the count from ever reaching EXCLUSIVE.
-            if cur >= Self::EXCLUSIVE - 1 {
-                return false;
-            }
-            // Acquire: see everything the last exclusive borrower wrote before releasing.
-            match self
-                .0
-                .compare_exchange_weak(cur, cur + 1, Ordering::Acquire, Ordering::Relaxed)
-            {
-                Ok(_) => return true,
-                Err(now) => cur = now,
-            }
+        // One read-modify-write in the common case. Acquire: see everything the last exclusive
+        // borrower wrote before releasing.
+        // (Counts never reach the EXCLUSIVE bit: each needs a live guard.)
+        let prev = self.0.fetch_add(1, Ordering::Acquire);
+        if prev & Self::EXCLUSIVE != 0 {
+            self.0.fetch_sub(1, Ordering::Relaxed);
+            return false;
         }
+        true
     }
 
     /// Takes the exclusive borrow; false when any borrow is held.
@@ -52,12 +48,13 @@ impl BorrowFlag {
 
     pub(crate) fn release(&self, exclusive: bool) {
         if exclusive {
-            debug_assert_eq!(self.0.load(Ordering::Relaxed), Self::EXCLUSIVE);
-            // Release: publish this borrower's writes to the next one.
-            self.0.store(0, Ordering::Release);
+            // Release: publish this borrower's writes to the next one. Only the bit is
+            // cleared: readers refused meanwhile take their own increments back.
+            let prev = self.0.fetch_sub(Self::EXCLUSIVE, Ordering::Release);
+            debug_assert!(prev & Self::EXCLUSIVE != 0);
         } else {
             let prev = self.0.fetch_sub(1, Ordering::Release);
-            debug_assert!(prev > 0 && prev != Self::EXCLUSIVE);
+            debug_assert!(prev & !Self::EXCLUSIVE > 0);
         }
     }
 
@@ -98,34 +95,39 @@ impl Drop for BorrowGuard<'_> {
     }
 }
 
-/// The borrows of one op over a few operands: one per storage (an input on the output's
-/// storage is part of the output's exclusive borrow). All or nothing: on a conflict the ones
-/// taken are released and the error returned.
-pub(crate) struct Borrows<'a> {
-    held: [Option<(&'a BorrowFlag, bool)>; 4],
+/// The borrows of a small op run without the iterator: the exclusive one on its output (if
+/// it has a given output), shared ones on its inputs. An input on the output's storage is
+/// covered by the output's borrow (one op is one borrower); two shared borrows of one storage
+/// simply count twice. Dropping it (or an early error) releases everything taken.
+pub(crate) struct OpBorrows<'a> {
+    _out: Option<BorrowGuard<'a>>,
+    _inputs: [Option<BorrowGuard<'a>>; 2],
 }
 
-impl<'a> Borrows<'a> {
-    /// `wanted`: (flag, exclusive) per operand, at most four.
-    pub(crate) fn acquire(op: &'static str, wanted: &[(&'a BorrowFlag, bool)]) -> Result<Self> {
-        let mut b = Borrows { held: [None; 4] };
-        for (i, &(flag, _)) in wanted.iter().enumerate() {
-            if wanted[..i].iter().any(|(f, _)| std::ptr::eq(*f, flag)) {
-                continue;
+impl<'a> OpBorrows<'a> {
+    pub(crate) fn acquire(
+        op: &'static str,
+        out: Option<&'a BorrowFlag>,
+        inputs: [Option<&'a BorrowFlag>; 2],
+    ) -> Result<Self> {
+        let out_guard = match out {
+            Some(f) => Some(BorrowGuard::new(f, op, true)?),
+            None => None,
+        };
+        let shared = |f: Option<&'a BorrowFlag>| -> Result<Option<BorrowGuard<'a>>> {
+            match f {
+                Some(f) if !out.is_some_and(|o| std::ptr::eq(o, f)) => {
+                    Ok(Some(BorrowGuard::new(f, op, false)?))
+                }
+                _ => Ok(None),
             }
-            let exclusive = wanted.iter().any(|(f, x)| *x && std::ptr::eq(*f, flag));
-            flag.acquire(op, exclusive)?; // on Err, `b` drops and releases the others
-            b.held[i] = Some((flag, exclusive));
-        }
-        Ok(b)
-    }
-}
-
-impl Drop for Borrows<'_> {
-    fn drop(&mut self) {
-        for (flag, exclusive) in self.held.iter().flatten() {
-            flag.release(*exclusive);
-        }
+        };
+        let a = shared(inputs[0])?;
+        let b = shared(inputs[1])?;
+        Ok(OpBorrows {
+            _out: out_guard,
+            _inputs: [a, b],
+        })
     }
 }
 

@@ -92,7 +92,7 @@ fn ok<T>(r: Result<T>) -> T {
 /// The value of a one-element device tensor as a `Scalar` of its category (one small copy).
 fn one_element_value(t: &CudaTensor) -> Result<Scalar> {
     let host = t.to_cpu()?;
-    Ok(crate::ops::binary::one_element_value(&host))
+    crate::ops::binary::one_element_value(&host)
 }
 
 fn info(o: CudaOperand, rhs_value: bool) -> Result<OperandInfo> {

@@ -13,7 +13,7 @@ use crate::iter::{IterConfig, LoopCost, TensorIterator};
 use crate::kernels;
 use crate::promotion::OperandKind;
 use crate::scalar::Scalar;
-use crate::storage::Borrows;
+use crate::storage::OpBorrows;
 
 /// Where a scalar operand sits.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -139,14 +139,15 @@ fn cost(op: BinaryOp) -> LoopCost {
 }
 
 /// The value of a one-element tensor as a `Scalar` of its category.
-pub(crate) fn one_element_value(t: &DynTensor) -> Scalar {
+/// Read before the op's iterator exists: it reads under its own shared borrow.
+pub(crate) fn one_element_value(t: &DynTensor) -> Result<Scalar> {
     crate::dispatch!(t, x => {
-        let v = x.item().expect("one-element tensor");
-        match x.dtype().category() {
+        let v = x.item()?;
+        Ok(match x.dtype().category() {
             crate::Category::Bool => Scalar::Bool(convert_value(v)),
             crate::Category::Integer => Scalar::Int(convert_value(v)),
             crate::Category::Float => Scalar::Float(convert_value(v)),
-        }
+        })
     })
 }
 
@@ -218,6 +219,12 @@ fn build_iter(
 /// `op(a, b)` into `out` (or a new tensor), with PyTorch's promotion and checks.
 pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> Result<DynTensor> {
     let (ad, bd) = (a.dtype(), b.dtype());
+    // PyTorch treats a one-element CPU tensor on the right as a scalar: its value, read now
+    // (before the iterator borrows the output, which may share its storage).
+    let b_value = match b {
+        Operand::Tensor(t) if t.numel() == 1 => Some(one_element_value(t)?),
+        _ => None,
+    };
     let info = |o: Operand, rhs: bool| OperandInfo {
         dtype: o.dtype(),
         kind: match o {
@@ -227,8 +234,7 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
         },
         value: match o {
             Operand::Scalar(s) => Some(s),
-            // PyTorch treats any one-element CPU tensor as a scalar here.
-            Operand::Tensor(t) if rhs && t.numel() == 1 => Some(one_element_value(t)),
+            Operand::Tensor(_) if rhs => b_value,
             Operand::Tensor(_) => None,
         },
     };
@@ -335,11 +341,11 @@ fn direct(op: BinaryOp, a: Operand, b: Operand) -> Option<Result<DynTensor>> {
         Err(e) => return Some(Err(e)),
     };
     // The inputs are read under shared borrows (the output is fresh, nobody else has it).
-    let flags = match b {
-        Operand::Tensor(tb) => [(ta.borrow_flag(), false), (tb.borrow_flag(), false)],
-        Operand::Scalar(_) => [(ta.borrow_flag(), false); 2],
+    let fb = match b {
+        Operand::Tensor(tb) => Some(tb.borrow_flag()),
+        Operand::Scalar(_) => None,
     };
-    let _borrows = match Borrows::acquire(op.name(), &flags) {
+    let _borrows = match OpBorrows::acquire(op.name(), None, [Some(ta.borrow_flag()), fb]) {
         Ok(b) => b,
         Err(e) => return Some(Err(e)),
     };

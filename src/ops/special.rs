@@ -262,7 +262,7 @@ pub fn masked_fill(
     plan::masked_fill_mask_check(mask.dtype())?;
     let v = match value {
         Operand::Scalar(s) => s,
-        Operand::Tensor(t) if t.ndim() == 0 => super::binary::one_element_value(t),
+        Operand::Tensor(t) if t.ndim() == 0 => super::binary::one_element_value(t)?,
         Operand::Tensor(t) => {
             return Err(Error::InvalidArgument {
                 op: OP,

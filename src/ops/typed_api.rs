@@ -54,7 +54,7 @@ use crate::element::{Element, Value, convert_value};
 use crate::error::{Error, Result};
 use crate::functors::{self as f, BinaryOp, Functor, GeluApproximate, UnaryOp};
 use crate::scalar::Scalar;
-use crate::storage::{BorrowFlag, Borrows};
+use crate::storage::{BorrowFlag, OpBorrows};
 use crate::tensor::Tensor;
 
 /// The largest element count the direct path takes; bigger work goes to the iterator, which
@@ -202,15 +202,11 @@ fn plan2<'s, A: Element, B: Element>(
     Some((shape, sa, sb))
 }
 
-/// The borrow of an operand's storage: (flag, exclusive); a value borrows nothing (it
-/// repeats `fallback`, which the caller borrows anyway).
-fn flag_of<'s, X: Element>(
-    o: &'s TOperand<X>,
-    fallback: (&'s BorrowFlag, bool),
-) -> (&'s BorrowFlag, bool) {
+/// The shared borrow an operand needs: its storage's flag; a value borrows nothing.
+fn flag_of<'s, X: Element>(o: &'s TOperand<'_, X>) -> Option<&'s BorrowFlag> {
     match o {
-        TOperand::Tensor(t) => (t.storage.borrow_flag(), false),
-        _ => fallback,
+        TOperand::Tensor(t) => Some(t.storage.borrow_flag()),
+        _ => None,
     }
 }
 
@@ -336,9 +332,8 @@ where
         let out = Tensor::<O>::try_zeros(shape)?;
         let n = out.numel();
         {
-            let fresh = (out.storage.borrow_flag(), true);
-            let _borrows =
-                Borrows::acquire(op.name(), &[fresh, flag_of(&a, fresh), flag_of(&b, fresh)])?;
+            // `out` is fresh: nobody else can reach it, it needs no borrow.
+            let _borrows = OpBorrows::acquire(op.name(), None, [flag_of(&a), flag_of(&b)])?;
             // SAFETY: the plan: contiguous sources of `n` elements (or values), read under
             // shared borrows; `out` is fresh.
             unsafe { run2::<A, B, C, O, F>(op, f, sa, sb, out.storage().as_mut_ptr(), n)? };
@@ -375,8 +370,8 @@ where
         && shape == out.shape()
     {
         let n = out.numel();
-        let dst = (out.storage.borrow_flag(), true);
-        let _borrows = Borrows::acquire(op.name(), &[dst, flag_of(&a, dst), flag_of(&b, dst)])?;
+        let dst = Some(out.storage.borrow_flag());
+        let _borrows = OpBorrows::acquire(op.name(), dst, [flag_of(&a), flag_of(&b)])?;
         // SAFETY: the plan: contiguous sources of `n` elements; `out` is contiguous with the
         // same shape and shares elements with a source only one for one; O is U (same dtype);
         // the borrows exclude every other reader and writer for the loop's duration.
@@ -436,12 +431,10 @@ where
         && a.shape() == out.shape()
         && no_partial_overlap(&TOperand::Tensor(a), out)
     {
-        let _borrows = Borrows::acquire(
+        let _borrows = OpBorrows::acquire(
             "unary_out",
-            &[
-                (out.storage.borrow_flag(), true),
-                (a.storage.borrow_flag(), false),
-            ],
+            Some(out.storage.borrow_flag()),
+            [Some(a.storage.borrow_flag()), None],
         )?;
         let (pa, po) = (a.data_ptr(), out.data_ptr() as *mut O);
         for i in 0..n {

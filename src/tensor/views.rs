@@ -505,7 +505,7 @@ impl<T: Element> Tensor<T> {
         let new_shape = infer_shape("reshape", shape, self.numel())?;
         match compute_stride(self.shape(), self.strides(), &new_shape) {
             Some(strides) => self.view_parts(new_shape, strides, self.offset()),
-            None => Tensor::from_vec(self.to_vec(), &new_shape),
+            None => Tensor::from_vec(self.try_to_vec()?, &new_shape),
         }
     }
     pub fn reshape(&self, shape: &[isize]) -> Tensor<T> {
