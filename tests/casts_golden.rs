@@ -1,12 +1,32 @@
 //! Every pair of casts.json through `convert_value` (and through a stride-2 view with `.to()`):
-//! exact, floats bitwise (any NaN matches any NaN); `ub_indices` elements are skipped and counted.
+//! exact, floats bitwise (any NaN matches any NaN). One case per element; `ub_indices` elements
+//! are skipped, and each must be a real float -> integer UB conversion (NaN, inf, or out of the
+//! target range after truncation), else it fails. Prints `casts: N passed, N failed, N skipped`.
+
+#[path = "golden_harness/mod.rs"]
+mod golden;
 
 use serde_json::Value as J;
 use weft::{DType, Element, Tensor, Value, convert_value, with_dtype};
 
-fn golden_dir() -> String {
-    std::env::var("WEFT_GOLDEN_DIR")
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/golden").to_string())
+/// Whether converting `x` to `dst` is UB in C++ (float -> integer, NaN/inf/out of range).
+fn is_ub(x: Value, dst: DType) -> bool {
+    let x = match x {
+        Value::F32(x) => x as f64,
+        Value::F64(x) => x,
+        _ => return false,
+    };
+    let (lo, hi) = match dst {
+        DType::U8 => (0.0, 255.0),
+        DType::I8 => (-128.0, 127.0),
+        DType::I16 => (-32768.0, 32767.0),
+        DType::I32 => (-2147483648.0, 2147483647.0),
+        // 2^63 itself is out of range.
+        DType::I64 => (-9223372036854775808.0, 9223372036854774784.0),
+        _ => return false,
+    };
+    let t = x.trunc();
+    !(t >= lo && t <= hi)
 }
 
 /// A JSON element as a value of `T` (exact: golden floats are representable in their dtype).
@@ -50,11 +70,7 @@ fn same<T: Element>(a: T, b: T) -> bool {
     }
 }
 
-fn check_pair<S: weft::DynElement, D: weft::DynElement>(
-    pair: &J,
-    checked: &mut usize,
-    skipped: &mut usize,
-) {
+fn check_pair<S: weft::DynElement, D: weft::DynElement>(pair: &J, sum: &mut golden::Summary) {
     let input: Vec<S> = pair["input"]
         .as_array()
         .expect("input")
@@ -76,19 +92,10 @@ fn check_pair<S: weft::DynElement, D: weft::DynElement>(
         .collect();
     let (src, dst) = (S::DTYPE, D::DTYPE);
 
-    // Element by element.
-    for (i, (&x, &want)) in input.iter().zip(&output).enumerate() {
-        if ub.contains(&i) {
-            *skipped += 1;
-            continue;
-        }
-        let got: D = convert_value(x);
-        assert!(
-            same(got, want),
-            "{src}->{dst} [{i}]: {x:?} gave {got:?}, torch {want:?}"
-        );
-        *checked += 1;
-    }
+    assert!(
+        ub.iter().all(|&i| i < input.len()),
+        "{src}->{dst}: ub index out of range"
+    );
 
     // Through a stride-2 view: element i sits at storage index 2i, the odd slots hold junk.
     let n = input.len();
@@ -102,25 +109,46 @@ fn check_pair<S: weft::DynElement, D: weft::DynElement>(
     let converted = view.to::<D>();
     // A cast is a fresh contiguous tensor; `to` the same dtype returns the view itself.
     assert!(converted.is_contiguous() || S::DTYPE == D::DTYPE);
-    for (i, (&got, &want)) in converted.to_vec().iter().zip(&output).enumerate() {
-        if !ub.contains(&i) {
-            assert!(
-                same(got, want),
-                "strided {src}->{dst} [{i}]: {got:?} vs {want:?}"
-            );
-        }
-    }
+    let strided = converted.to_vec();
+    assert_eq!(strided.len(), n);
     assert_eq!(pair["strided_path_agrees"], J::Bool(true));
+
+    // Element by element: each is one case.
+    for (i, (&x, &want)) in input.iter().zip(&output).enumerate() {
+        let id = format!("{src}->{dst}[{i}]");
+        let genuine = is_ub(x.to_value(), dst);
+        let r = if ub.contains(&i) {
+            if genuine {
+                // UB in torch: only check that weft's conversion runs.
+                let _: D = convert_value(x);
+                Ok(false)
+            } else {
+                Err(format!("{x:?} is in ub_indices but converts without UB"))
+            }
+        } else if genuine {
+            Err(format!("{x:?} converts with UB but is not in ub_indices"))
+        } else {
+            let got: D = convert_value(x);
+            if !same(got, want) {
+                Err(format!("{x:?} gave {got:?}, torch {want:?}"))
+            } else if !same(strided[i], want) {
+                Err(format!(
+                    "strided: {x:?} gave {:?}, torch {want:?}",
+                    strided[i]
+                ))
+            } else {
+                Ok(true)
+            }
+        };
+        sum.count(&id, r);
+    }
 }
 
 #[test]
 fn casts_golden() {
-    let path = format!("{}/casts.json", golden_dir());
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
-    let g: J = serde_json::from_str(&text).unwrap_or_else(|e| panic!("cannot parse {path}: {e}"));
+    let g = golden::read_json("casts.json");
     let pairs = g["pairs"].as_array().expect("pairs");
-    assert_eq!(pairs.len(), 100);
-    let (mut checked, mut skipped) = (0, 0);
+    let mut sum = golden::Summary::new("casts");
     let mut seen = std::collections::HashSet::new();
     for pair in pairs {
         let name = |k: &str| {
@@ -129,8 +157,17 @@ fn casts_golden() {
         };
         let (src, dst) = (name("src"), name("dst"));
         assert!(seen.insert((src, dst)), "duplicate pair {src}->{dst}");
-        with_dtype!(src, S => with_dtype!(dst, D => check_pair::<S, D>(pair, &mut checked, &mut skipped)));
+        with_dtype!(src, S => with_dtype!(dst, D => check_pair::<S, D>(pair, &mut sum)));
     }
-    println!("casts: {checked} checked, {skipped} ub skipped");
-    assert!(checked > 1000);
+    // All 100 ordered pairs of the 10 dtypes (README), each over edge values.
+    if seen.len() != 100 {
+        sum.problems
+            .push(format!("{} dtype pairs, the README states 100", seen.len()));
+    }
+    if sum.passed < 1000 {
+        sum.problems
+            .push(format!("only {} elements checked", sum.passed));
+    }
+    sum.print();
+    sum.assert_ok();
 }

@@ -550,12 +550,9 @@ fn to(x: &Operand, d: DType) -> Result<Output, String> {
 fn golden_ops_reference_evaluator() {
     let g = golden::load_ops();
     let s = golden::run(&g, &Reference);
-    assert_eq!(s.passed + s.failed + s.skipped, g.cases.len());
-    let unexpected = golden::unexpected_failures(&s);
-    assert!(
-        unexpected.is_empty(),
-        "{} unexpected golden failures: {unexpected:#?}",
-        unexpected.len()
+    assert_eq!(
+        s.passed + s.failed + s.skipped,
+        g.cases.len() + g.unparsable.len()
     );
-    println!("golden (reference): {} known torch divergences", s.failed);
+    s.assert_ok();
 }

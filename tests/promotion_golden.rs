@@ -1,19 +1,32 @@
 //! Every `torch.result_type` entry of promotion.json: tensor-tensor (all four dim/0-d
 //! combinations), tensor-scalar (all four orders) and scalar-scalar, plus `promote_types`.
 //! (`binary_op_support`/`unary_op_support` belong to the ops layer and are tested there.)
+//! Each entry and column is one case; prints `promotion: N passed, N failed, N skipped`.
+
+#[path = "golden_harness/mod.rs"]
+mod golden;
 
 use serde_json::Value as J;
 use weft::{DType, OperandKind, promote_types, result_type};
 
-fn golden_dir() -> String {
-    std::env::var("WEFT_GOLDEN_DIR")
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/golden").to_string())
+/// One case: `got` must equal `want`.
+fn check<T: PartialEq + std::fmt::Debug>(s: &mut golden::Summary, id: String, got: T, want: T) {
+    let r = if got == want {
+        Ok(true)
+    } else {
+        Err(format!("got {got:?}, torch {want:?}"))
+    };
+    s.count(&id, r);
 }
 
-fn load(name: &str) -> J {
-    let path = format!("{}/{name}", golden_dir());
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("cannot parse {path}: {e}"))
+/// `list` must have the README's `n` entries.
+fn expect_len(s: &mut golden::Summary, what: &str, list: &[J], n: usize) {
+    if list.len() != n {
+        s.problems.push(format!(
+            "{what}: {} entries, the README states {n}",
+            list.len()
+        ));
+    }
 }
 
 fn dtype(v: &J) -> DType {
@@ -48,11 +61,11 @@ fn json_scalar_dtype(v: &J) -> DType {
 #[test]
 fn promotion_golden() {
     use OperandKind::{Dimensioned as D, Scalar as S, ZeroDim as Z};
-    let g = load("promotion.json");
-    let mut checked = 0;
+    let g = golden::read_json("promotion.json");
+    let mut sum = golden::Summary::new("promotion");
 
     let tt = g["tensor_tensor"].as_array().expect("tensor_tensor");
-    assert_eq!(tt.len(), 100);
+    expect_len(&mut sum, "tensor_tensor", tt, 100);
     for e in tt {
         let (a, b) = (dtype(&e["a"]), dtype(&e["b"]));
         for (col, ka, kb) in [
@@ -63,19 +76,18 @@ fn promotion_golden() {
         ] {
             let want = dtype(&e[col]);
             let got = result_type(&[(a, ka), (b, kb)]);
-            assert_eq!(got, Some(want), "{col} {a} {b}");
-            checked += 1;
+            check(&mut sum, format!("{col} {a} {b}"), got, Some(want));
         }
-        assert_eq!(
+        check(
+            &mut sum,
+            format!("promote_types {a} {b}"),
             promote_types(a, b),
             dtype(&e["dim_dim"]),
-            "promote_types {a} {b}"
         );
-        checked += 1;
     }
 
     let ts = g["tensor_scalar"].as_array().expect("tensor_scalar");
-    assert_eq!(ts.len(), 30);
+    expect_len(&mut sum, "tensor_scalar", ts, 30);
     for e in ts {
         let t = dtype(&e["dtype"]);
         let s = scalar_dtype(e["scalar_type"].as_str().expect("scalar_type"));
@@ -90,28 +102,27 @@ fn promotion_golden() {
             ("0d_scalar", [(t, Z), (s, S)]),
             ("scalar_0d", [(s, S), (t, Z)]),
         ] {
-            assert_eq!(result_type(&ops), Some(dtype(&e[col])), "{col} {t} {s:?}");
-            checked += 1;
+            check(
+                &mut sum,
+                format!("{col} {t} {s:?}"),
+                result_type(&ops),
+                Some(dtype(&e[col])),
+            );
         }
     }
 
     let ss = g["scalar_scalar"].as_array().expect("scalar_scalar");
-    assert_eq!(ss.len(), 9);
+    expect_len(&mut sum, "scalar_scalar", ss, 9);
     for e in ss {
         let (a, b) = (json_scalar_dtype(&e["a"]), json_scalar_dtype(&e["b"]));
-        assert_eq!(
+        check(
+            &mut sum,
+            format!("scalar_scalar {e}"),
             result_type(&[(a, S), (b, S)]),
             Some(dtype(&e["result"])),
-            "scalar_scalar {e}"
         );
-        checked += 1;
     }
 
-    println!(
-        "promotion: {checked} checked ({} tensor_tensor x4 + promote_types, {} tensor_scalar x4, {} scalar_scalar)",
-        tt.len(),
-        ts.len(),
-        ss.len()
-    );
-    assert_eq!(checked, 100 * 5 + 30 * 4 + 9);
+    sum.print();
+    sum.assert_ok();
 }
