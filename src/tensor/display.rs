@@ -152,20 +152,19 @@ impl Shown<'_> {
 
     /// The shown elements in row-major order, each read from its own coordinate (never the
     /// whole tensor: a huge broadcast view shows a handful of elements).
-    fn values<T: Element>(&self, t: &Tensor<T>) -> Vec<Elem> {
+    /// `Err` only when another thread is writing the storage (a borrow conflict).
+    fn values<T: Element>(&self, t: &Tensor<T>) -> crate::error::Result<Vec<Elem>> {
         let nd = self.shape.len();
         let mut pos = vec![0usize; nd];
         let mut coord: Vec<usize> = (0..nd).map(|d| self.index(d, 0)).collect();
         let mut out = Vec::new();
         loop {
-            out.push(elem(
-                t.get(&coord).expect("a shown coordinate is in bounds"),
-            ));
+            out.push(elem(t.get(&coord)?));
             // Odometer over the shown positions, the last dim fastest.
             let mut d = nd;
             loop {
                 if d == 0 {
-                    return out;
+                    return Ok(out);
                 }
                 d -= 1;
                 pos[d] += 1;
@@ -300,7 +299,11 @@ pub(crate) fn render<T: Element>(t: &Tensor<T>) -> String {
             shape: t.shape(),
             summarize: t.numel() > THRESHOLD,
         };
-        let vals = shown.values(t);
+        let vals = match shown.values(t) {
+            Ok(v) => v,
+            // Printing never panics: a storage written right now by another thread says so.
+            Err(e) => return format!("{prefix}<{e}>)"),
+        };
         let f = Formatter::new(&vals, dtype.is_float());
         if !matches!(dtype, DType::F32 | DType::I64 | DType::Bool) {
             suffixes.push(format!("dtype=torch.{}", dtype.name()));
