@@ -2,6 +2,7 @@
 
 use crate::dtype::DType;
 use crate::element::Element;
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use half::{bf16, f16};
@@ -177,8 +178,9 @@ macro_rules! dyn_view {
             dispatch!(self, t => t.$try_name($($arg),*).map(DynTensor::from))
         }
         $(#[$doc])*
+        #[track_caller]
         pub fn $name(&self, $($arg: $ty),*) -> DynTensor {
-            self.$try_name($($arg),*).unwrap_or_else(|e| panic!("{e}"))
+            self.$try_name($($arg),*).or_panic()
         }
     };
 }
@@ -237,8 +239,9 @@ impl DynTensor {
 
     /// Every element converted to `dtype` (see [`crate::convert_value`]), in a fresh contiguous
     /// tensor (the same tensor, shared, when the dtype already matches).
+    #[track_caller]
     pub fn to(&self, dtype: DType) -> DynTensor {
-        crate::ops::special::to_dtype(self, dtype).unwrap_or_else(|e| panic!("{e}"))
+        crate::ops::special::to_dtype(self, dtype).or_panic()
     }
 
     /// A contiguous tensor owning `data`, with `shape`.

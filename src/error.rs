@@ -179,3 +179,20 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// The panicking twin of every `try_*` method: panics with the error's message at the
+/// caller's line (`#[track_caller]` all the way up, no closure in between).
+pub(crate) trait OrPanic<T> {
+    #[track_caller]
+    fn or_panic(self) -> T;
+}
+
+impl<T> OrPanic<T> for Result<T> {
+    #[inline]
+    fn or_panic(self) -> T {
+        match self {
+            Ok(v) => v,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}

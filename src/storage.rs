@@ -11,6 +11,7 @@
 //! so two threads can never race on one buffer, whatever handles and views they hold.
 
 use crate::element::Element;
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use std::alloc::{Layout as AllocLayout, alloc_zeroed, dealloc};
 use std::ptr::NonNull;
@@ -210,8 +211,9 @@ impl<T: Element> Storage<T> {
     }
 
     /// [`Storage::try_zeroed`], panicking on allocation failure.
+    #[track_caller]
     pub fn zeroed(len: usize) -> Self {
-        Self::try_zeroed(len).unwrap_or_else(|e| panic!("{e}"))
+        Self::try_zeroed(len).or_panic()
     }
 
     /// A fresh buffer holding a copy of `data`.
@@ -223,8 +225,9 @@ impl<T: Element> Storage<T> {
     }
 
     /// [`Storage::try_from_slice`], panicking on allocation failure.
+    #[track_caller]
     pub fn from_slice(data: &[T]) -> Self {
-        Self::try_from_slice(data).unwrap_or_else(|e| panic!("{e}"))
+        Self::try_from_slice(data).or_panic()
     }
 
     pub(crate) fn borrow_flag(&self) -> &BorrowFlag {

@@ -9,6 +9,7 @@ use crate::Element;
 use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
 use crate::element::convert_value;
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::functors::{self as f, BinaryOp, GeluApproximate, UnaryOp};
 use crate::ops::plan::{self, BinaryPath, OperandInfo};
@@ -85,8 +86,9 @@ macro_rules! operand_from_number {
 }
 operand_from_number!(bool, u8, i8, i16, i32, i64, f32, f64);
 
+#[track_caller]
 fn ok<T>(r: Result<T>) -> T {
-    r.unwrap_or_else(|e| panic!("{e}"))
+    r.or_panic()
 }
 
 /// The value of a one-element device tensor as a `Scalar` of its category (one small copy).
@@ -235,6 +237,7 @@ macro_rules! binary_methods {
                 binary(BinaryOp::$op, CudaOperand::Tensor(self), other.into())
             }
             #[doc = concat!("`", stringify!($name), "`; panics on error.")]
+            #[track_caller]
             pub fn $name<'a>(&self, other: impl Into<CudaOperand<'a>>) -> CudaTensor {
                 ok(self.$try_name(other))
             }
@@ -265,6 +268,7 @@ macro_rules! unary_methods {
                 unary(UnaryOp::$op, self)
             }
             #[doc = concat!("`", stringify!($name), "`; panics on error.")]
+            #[track_caller]
             pub fn $name(&self) -> CudaTensor {
                 ok(self.$try_name())
             }
@@ -297,6 +301,7 @@ impl CudaTensor {
             .launch_to("copy", s, (), &[s, s], dtype, &[self], None)
     }
     /// `to`; panics on error.
+    #[track_caller]
     pub fn to(&self, dtype: DType) -> CudaTensor {
         ok(self.try_to(dtype))
     }
@@ -445,6 +450,7 @@ impl CudaTensor {
         Ok(y)
     }
     /// `clamp`; panics on error.
+    #[track_caller]
     pub fn clamp<'a, 'b>(
         &self,
         min: Option<CudaOperand<'a>>,

@@ -31,6 +31,7 @@
 use super::cuda::{CudaContext, CudaTensor};
 use crate::device::kernel_list::kernel_name;
 use crate::dtype::DType;
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::ops::custom::{DynFunctor, Promotion, Signature, compute_dtype};
 
@@ -99,8 +100,9 @@ pub fn apply_cuda<F: DynFunctor>(
     unsafe { ctx.launch_user(plan.op, plan.compute, f, &plan.signature, inputs) }
 }
 
+#[track_caller]
 fn or_panic<T>(r: Result<T>) -> T {
-    r.unwrap_or_else(|e| panic!("{e}"))
+    r.or_panic()
 }
 
 /// Custom functors on device tensors: the same calls as on [`DynTensor`](crate::DynTensor)
@@ -111,6 +113,7 @@ impl CudaTensor {
         apply_cuda(f, &[self], Promotion::Common)
     }
     /// Panicking form of [`CudaTensor::try_map`].
+    #[track_caller]
     pub fn map<F: DynFunctor>(&self, f: F) -> CudaTensor {
         or_panic(self.try_map(f))
     }
@@ -119,6 +122,7 @@ impl CudaTensor {
         apply_cuda(f, &[self, other], Promotion::Common)
     }
     /// Panicking form of [`CudaTensor::try_zip_with`].
+    #[track_caller]
     pub fn zip_with<F: DynFunctor>(&self, other: &CudaTensor, f: F) -> CudaTensor {
         or_panic(self.try_zip_with(other, f))
     }
@@ -132,6 +136,7 @@ impl CudaTensor {
         apply_cuda(f, &[self, b, c], Promotion::Common)
     }
     /// Panicking form of [`CudaTensor::try_zip3_with`].
+    #[track_caller]
     pub fn zip3_with<F: DynFunctor>(&self, b: &CudaTensor, c: &CudaTensor, f: F) -> CudaTensor {
         or_panic(self.try_zip3_with(b, c, f))
     }

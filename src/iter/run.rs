@@ -48,6 +48,11 @@ impl TensorIterator {
     /// Called from several threads at once on disjoint runs when the work is big enough (grain
     /// from `cost`), serially otherwise. Which element each run covers does not depend on the
     /// thread count except for where runs are cut.
+    ///
+    /// The pointers are raw: reading or writing through them needs `unsafe` in `inner`, whose
+    /// contract is that operand `i` holds `n` elements of [`TensorIterator::dtype`]`(i)` at its
+    /// byte stride, valid while the iterator lives (it holds the operands' storage borrows:
+    /// exclusive on outputs, shared on inputs), and that only outputs are written.
     pub fn for_each<F: Fn(&[*mut u8], &[isize], usize) + Sync>(&self, cost: LoopCost, inner: F) {
         let r: core::result::Result<(), Infallible> = self.par_run(cost, &|range| {
             self.run_1d(range, &mut |p, s, n| {

@@ -91,6 +91,7 @@
 use crate::dtype::DType;
 use crate::dyn_tensor::{DynElement, DynTensor};
 use crate::element::Element;
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::functors::Functor;
 use crate::iter::{IterConfig, LoopCost, TensorIterator};
@@ -330,8 +331,9 @@ where
     Apply::new(f).run(inputs)
 }
 
+#[track_caller]
 fn or_panic<T>(r: Result<T>) -> T {
-    r.unwrap_or_else(|e| panic!("{e}"))
+    r.or_panic()
 }
 
 /// Custom functors on typed tensors. The argument types are the tensors' element types.
@@ -345,6 +347,7 @@ impl<T: DynElement> Tensor<T> {
         apply(f, (self,))
     }
     /// Panicking form of [`Tensor::try_map`].
+    #[track_caller]
     pub fn map<F>(&self, f: F) -> Tensor<F::Output>
     where
         F: Functor<(T,)>,
@@ -367,6 +370,7 @@ impl<T: DynElement> Tensor<T> {
         apply(f, (self, other))
     }
     /// Panicking form of [`Tensor::try_zip_with`].
+    #[track_caller]
     pub fn zip_with<U: DynElement, F>(&self, other: &Tensor<U>, f: F) -> Tensor<F::Output>
     where
         F: Functor<(T, U)>,
@@ -389,6 +393,7 @@ impl<T: DynElement> Tensor<T> {
         apply(f, (self, b, c))
     }
     /// Panicking form of [`Tensor::try_zip3_with`].
+    #[track_caller]
     pub fn zip3_with<U: DynElement, V: DynElement, F>(
         &self,
         b: &Tensor<U>,
@@ -721,6 +726,7 @@ impl DynTensor {
         apply_dyn(f, &[self])
     }
     /// Panicking form of [`DynTensor::try_map`].
+    #[track_caller]
     pub fn map<F: DynFunctor>(&self, f: F) -> DynTensor {
         or_panic(self.try_map(f))
     }
@@ -729,6 +735,7 @@ impl DynTensor {
         apply_dyn(f, &[self, other])
     }
     /// Panicking form of [`DynTensor::try_zip_with`].
+    #[track_caller]
     pub fn zip_with<F: DynFunctor>(&self, other: &DynTensor, f: F) -> DynTensor {
         or_panic(self.try_zip_with(other, f))
     }
@@ -742,6 +749,7 @@ impl DynTensor {
         apply_dyn(f, &[self, b, c])
     }
     /// Panicking form of [`DynTensor::try_zip3_with`].
+    #[track_caller]
     pub fn zip3_with<F: DynFunctor>(&self, b: &DynTensor, c: &DynTensor, f: F) -> DynTensor {
         or_panic(self.try_zip3_with(b, c, f))
     }

@@ -7,12 +7,14 @@
 use super::{Operand, binary::binary, special, unary::unary};
 use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
+use crate::error::OrPanic;
 use crate::error::Result;
 use crate::functors::{BinaryOp, GeluApproximate, UnaryOp};
 use crate::scalar::Scalar;
 
+#[track_caller]
 fn ok<T>(r: Result<T>) -> T {
-    r.unwrap_or_else(|e| panic!("{e}"))
+    r.or_panic()
 }
 
 macro_rules! binary_methods {
@@ -23,6 +25,7 @@ macro_rules! binary_methods {
                 binary(BinaryOp::$op, Operand::Tensor(self), other.into(), None)
             }
             #[doc = concat!("`", stringify!($name), "(self, other)`; panics on error (see `", stringify!($try_name), "`).")]
+            #[track_caller]
             pub fn $name<'a>(&self, other: impl Into<Operand<'a>>) -> DynTensor {
                 ok(self.$try_name(other))
             }
@@ -32,6 +35,7 @@ macro_rules! binary_methods {
                 binary(BinaryOp::$op, Operand::Tensor(&this), other.into(), Some(&this)).map(|_| ())
             }
             #[doc = concat!("In-place `", stringify!($name), "`; panics on error.")]
+            #[track_caller]
             pub fn $inplace<'a>(&mut self, other: impl Into<Operand<'a>>) {
                 ok(self.$try_inplace(other))
             }
@@ -40,6 +44,7 @@ macro_rules! binary_methods {
                 binary(BinaryOp::$op, Operand::Tensor(self), other.into(), Some(out)).map(|_| ())
             }
             #[doc = concat!("`", stringify!($name), "` into `out`; panics on error.")]
+            #[track_caller]
             pub fn $out<'a>(&self, other: impl Into<Operand<'a>>, out: &DynTensor) {
                 ok(self.$try_out(other, out))
             }
@@ -92,6 +97,7 @@ macro_rules! unary_methods {
                 unary(UnaryOp::$op, self, None)
             }
             #[doc = concat!("`", stringify!($name), "(self)`; panics on error.")]
+            #[track_caller]
             pub fn $name(&self) -> DynTensor {
                 ok(self.$try_name())
             }
@@ -101,6 +107,7 @@ macro_rules! unary_methods {
                 unary(UnaryOp::$op, &this, Some(&this)).map(|_| ())
             }
             #[doc = concat!("In-place `", stringify!($name), "`; panics on error.")]
+            #[track_caller]
             pub fn $inplace(&mut self) {
                 ok(self.$try_inplace())
             }
@@ -109,6 +116,7 @@ macro_rules! unary_methods {
                 unary(UnaryOp::$op, self, Some(out)).map(|_| ())
             }
             #[doc = concat!("`", stringify!($name), "` into `out`; panics on error.")]
+            #[track_caller]
             pub fn $out(&self, out: &DynTensor) {
                 ok(self.$try_out(out))
             }
@@ -165,6 +173,7 @@ impl DynTensor {
     ) -> Result<DynTensor> {
         special::clamp(self, min, max, None)
     }
+    #[track_caller]
     pub fn clamp<'a, 'b>(&self, min: Option<Operand<'a>>, max: Option<Operand<'b>>) -> DynTensor {
         ok(self.try_clamp(min, max))
     }
@@ -187,6 +196,7 @@ impl DynTensor {
     pub fn try_leaky_relu(&self, negative_slope: f64) -> Result<DynTensor> {
         special::leaky_relu(self, negative_slope, None)
     }
+    #[track_caller]
     pub fn leaky_relu(&self, negative_slope: f64) -> DynTensor {
         ok(self.try_leaky_relu(negative_slope))
     }
@@ -201,6 +211,7 @@ impl DynTensor {
     ) -> Result<DynTensor> {
         special::hardtanh(self, min.into(), max.into(), None)
     }
+    #[track_caller]
     pub fn hardtanh(&self, min: impl Into<Scalar>, max: impl Into<Scalar>) -> DynTensor {
         ok(self.try_hardtanh(min, max))
     }
@@ -212,6 +223,7 @@ impl DynTensor {
     pub fn try_gelu(&self, approximate: GeluApproximate) -> Result<DynTensor> {
         special::gelu(self, approximate, None)
     }
+    #[track_caller]
     pub fn gelu(&self, approximate: GeluApproximate) -> DynTensor {
         ok(self.try_gelu(approximate))
     }
@@ -235,6 +247,7 @@ impl DynTensor {
     ) -> Result<DynTensor> {
         special::masked_fill(self, mask, value.into(), None)
     }
+    #[track_caller]
     pub fn masked_fill<'a>(&self, mask: &DynTensor, value: impl Into<Operand<'a>>) -> DynTensor {
         ok(self.try_masked_fill(mask, value))
     }
@@ -254,6 +267,7 @@ impl DynTensor {
     ) -> Result<DynTensor> {
         special::lerp(self, end, weight.into(), None)
     }
+    #[track_caller]
     pub fn lerp<'a>(&self, end: &DynTensor, weight: impl Into<Operand<'a>>) -> DynTensor {
         ok(self.try_lerp(end, weight))
     }
@@ -269,6 +283,7 @@ impl DynTensor {
     ) -> Result<DynTensor> {
         special::addcmul(self, t1, t2, value.into(), None)
     }
+    #[track_caller]
     pub fn addcmul(&self, t1: &DynTensor, t2: &DynTensor, value: impl Into<Scalar>) -> DynTensor {
         ok(self.try_addcmul(t1, t2, value))
     }
@@ -289,6 +304,7 @@ impl DynTensor {
     pub fn try_copy_(&mut self, src: &DynTensor) -> Result<()> {
         special::copy_into(self, src)
     }
+    #[track_caller]
     pub fn copy_(&mut self, src: &DynTensor) {
         ok(self.try_copy_(src))
     }
@@ -305,6 +321,7 @@ pub fn where_<'a, 'b>(
 
 impl std::ops::Neg for &DynTensor {
     type Output = DynTensor;
+    #[track_caller]
     fn neg(self) -> DynTensor {
         self.neg()
     }
@@ -313,6 +330,7 @@ impl std::ops::Neg for &DynTensor {
 impl std::ops::Not for &DynTensor {
     type Output = DynTensor;
     /// `!t`: logical not for bool, bitwise not for integers (PyTorch's `~`).
+    #[track_caller]
     fn not(self) -> DynTensor {
         if self.dtype() == DType::Bool {
             self.logical_not()
@@ -326,11 +344,13 @@ macro_rules! dyn_operators {
     ($($Trait:ident, $method:ident, $Assign:ident, $assign:ident => $call:ident, $call_:ident;)*) => {$(
         impl<'a, R: Into<Operand<'a>>> std::ops::$Trait<R> for &DynTensor {
             type Output = DynTensor;
+            #[track_caller]
             fn $method(self, rhs: R) -> DynTensor {
                 DynTensor::$call(self, rhs)
             }
         }
         impl<'a, R: Into<Operand<'a>>> std::ops::$Assign<R> for DynTensor {
+            #[track_caller]
             fn $assign(&mut self, rhs: R) {
                 self.$call_(rhs)
             }

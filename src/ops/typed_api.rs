@@ -51,6 +51,7 @@ use super::special;
 use super::unary::unary;
 use crate::dyn_tensor::{DynElement, DynTensor};
 use crate::element::{Element, Value, convert_value};
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::functors::{self as f, BinaryOp, Functor, GeluApproximate, UnaryOp};
 use crate::scalar::Scalar;
@@ -61,8 +62,9 @@ use crate::tensor::Tensor;
 /// splits it across threads.
 const FAST_MAX: usize = 16384;
 
+#[track_caller]
 fn ok<T>(r: Result<T>) -> T {
-    r.unwrap_or_else(|e| panic!("{e}"))
+    r.or_panic()
 }
 
 /// One operand of a typed op: a tensor, a value of its element type, or a Python-like scalar.
@@ -457,6 +459,7 @@ macro_rules! binary_methods {
                 binary_new::<T, T, $C, $O, _>(BinaryOp::$op, f::$op, TOperand::Tensor(self), rhs.into())
             }
             #[doc = concat!("`", stringify!($name), "(self, rhs)`; panics on error (see `", stringify!($try_name), "`).")]
+            #[track_caller]
             pub fn $name<'a>(&self, rhs: impl Into<TOperand<'a, T>>) -> Tensor<$O> {
                 ok(self.$try_name(rhs))
             }
@@ -465,6 +468,7 @@ macro_rules! binary_methods {
                 binary_into::<T, T, $C, $O, U, _>(BinaryOp::$op, f::$op, TOperand::Tensor(self), rhs.into(), out)
             }
             #[doc = concat!("`", stringify!($name), "` into `out`; panics on error.")]
+            #[track_caller]
             pub fn $out<'a, U: DynElement>(&self, rhs: impl Into<TOperand<'a, T>>, out: &mut Tensor<U>) {
                 ok(self.$try_out(rhs, out))
             }
@@ -477,6 +481,7 @@ macro_rules! binary_methods {
                 binary_into::<T, T, $C, $O, T, _>(BinaryOp::$op, f::$op, TOperand::Tensor(self), rhs.into(), self)
             }
             #[doc = concat!("In-place `", stringify!($op), "`; panics on error.")]
+            #[track_caller]
             pub fn $inplace<'a>(&mut self, rhs: impl Into<TOperand<'a, T>>) {
                 ok(self.$try_inplace(rhs))
             }
@@ -551,6 +556,7 @@ macro_rules! unary_methods {
                 unary_new::<T, $C, $O, _>(UnaryOp::$op.name(), f::$op, self, |d| unary(UnaryOp::$op, d, None))
             }
             #[doc = concat!("`", stringify!($name), "(self)`; panics on error.")]
+            #[track_caller]
             pub fn $name(&self) -> Tensor<$O> {
                 ok(self.$try_name())
             }
@@ -559,6 +565,7 @@ macro_rules! unary_methods {
                 unary_into::<T, $C, $O, U, _>(f::$op, self, out, |d, o| unary(UnaryOp::$op, d, Some(o)))
             }
             #[doc = concat!("`", stringify!($name), "` into `out`; panics on error.")]
+            #[track_caller]
             pub fn $out<U: DynElement>(&self, out: &mut Tensor<U>) {
                 ok(self.$try_out(out))
             }
@@ -571,6 +578,7 @@ macro_rules! unary_methods {
                 unary_into::<T, $C, $O, T, _>(f::$op, self, self, |d, o| unary(UnaryOp::$op, d, Some(o)))
             }
             #[doc = concat!("In-place `", stringify!($op), "`; panics on error.")]
+            #[track_caller]
             pub fn $inplace(&mut self) {
                 ok(self.$try_inplace())
             }
@@ -654,6 +662,7 @@ where
     pub fn try_square(&self) -> Result<Tensor<T>> {
         unwrap_as("square", unary(UnaryOp::Square, &wrap(self), None)?)
     }
+    #[track_caller]
     pub fn square(&self) -> Tensor<T> {
         ok(self.try_square())
     }
@@ -661,12 +670,14 @@ where
         let d = wrap(self);
         unary(UnaryOp::Square, &d, Some(&d)).map(|_| ())
     }
+    #[track_caller]
     pub fn square_(&mut self) {
         ok(self.try_square_())
     }
     pub fn try_square_out<U: DynElement>(&self, out: &mut Tensor<U>) -> Result<()> {
         unary(UnaryOp::Square, &wrap(self), Some(&wrap(out))).map(|_| ())
     }
+    #[track_caller]
     pub fn square_out<U: DynElement>(&self, out: &mut Tensor<U>) {
         ok(self.try_square_out(out))
     }
@@ -694,6 +705,7 @@ where
         );
         special_new("clamp", r)
     }
+    #[track_caller]
     pub fn clamp(&self, min: Option<T>, max: Option<T>) -> Tensor<T> {
         ok(self.try_clamp(min, max))
     }
@@ -708,6 +720,7 @@ where
         )
         .map(|_| ())
     }
+    #[track_caller]
     pub fn clamp_(&mut self, min: Option<T>, max: Option<T>) {
         ok(self.try_clamp_(min, max))
     }
@@ -726,6 +739,7 @@ where
         )
         .map(|_| ())
     }
+    #[track_caller]
     pub fn clamp_out<U: DynElement>(&self, min: Option<T>, max: Option<T>, out: &mut Tensor<U>) {
         ok(self.try_clamp_out(min, max, out))
     }
@@ -744,6 +758,7 @@ where
         );
         special_new("clamp", r)
     }
+    #[track_caller]
     pub fn clamp_tensor(&self, min: Option<&Tensor<T>>, max: Option<&Tensor<T>>) -> Tensor<T> {
         ok(self.try_clamp_tensor(min, max))
     }
@@ -790,6 +805,7 @@ where
             special::leaky_relu(&wrap(self), negative_slope, None),
         )
     }
+    #[track_caller]
     pub fn leaky_relu(&self, negative_slope: f64) -> Tensor<T> {
         ok(self.try_leaky_relu(negative_slope))
     }
@@ -797,6 +813,7 @@ where
         let d = wrap(self);
         special::leaky_relu(&d, negative_slope, Some(&d)).map(|_| ())
     }
+    #[track_caller]
     pub fn leaky_relu_(&mut self, negative_slope: f64) {
         ok(self.try_leaky_relu_(negative_slope))
     }
@@ -807,6 +824,7 @@ where
     ) -> Result<()> {
         special::leaky_relu(&wrap(self), negative_slope, Some(&wrap(out))).map(|_| ())
     }
+    #[track_caller]
     pub fn leaky_relu_out<U: DynElement>(&self, negative_slope: f64, out: &mut Tensor<U>) {
         ok(self.try_leaky_relu_out(negative_slope, out))
     }
@@ -821,6 +839,7 @@ where
         let r = special::hardtanh(&wrap(self), scalar_of(min), scalar_of(max), None);
         special_new("hardtanh", r)
     }
+    #[track_caller]
     pub fn hardtanh(&self, min: T, max: T) -> Tensor<T> {
         ok(self.try_hardtanh(min, max))
     }
@@ -828,6 +847,7 @@ where
         let d = wrap(self);
         special::hardtanh(&d, scalar_of(min), scalar_of(max), Some(&d)).map(|_| ())
     }
+    #[track_caller]
     pub fn hardtanh_(&mut self, min: T, max: T) {
         ok(self.try_hardtanh_(min, max))
     }
@@ -845,6 +865,7 @@ where
         )
         .map(|_| ())
     }
+    #[track_caller]
     pub fn hardtanh_out<U: DynElement>(&self, min: T, max: T, out: &mut Tensor<U>) {
         ok(self.try_hardtanh_out(min, max, out))
     }
@@ -858,6 +879,7 @@ where
     pub fn try_gelu(&self, approximate: GeluApproximate) -> Result<Tensor<T>> {
         special_new("gelu", special::gelu(&wrap(self), approximate, None))
     }
+    #[track_caller]
     pub fn gelu(&self, approximate: GeluApproximate) -> Tensor<T> {
         ok(self.try_gelu(approximate))
     }
@@ -865,6 +887,7 @@ where
         let d = wrap(self);
         special::gelu(&d, approximate, Some(&d)).map(|_| ())
     }
+    #[track_caller]
     pub fn gelu_(&mut self, approximate: GeluApproximate) {
         ok(self.try_gelu_(approximate))
     }
@@ -875,6 +898,7 @@ where
     ) -> Result<()> {
         special::gelu(&wrap(self), approximate, Some(&wrap(out))).map(|_| ())
     }
+    #[track_caller]
     pub fn gelu_out<U: DynElement>(&self, approximate: GeluApproximate, out: &mut Tensor<U>) {
         ok(self.try_gelu_out(approximate, out))
     }
@@ -903,6 +927,7 @@ impl Tensor<bool> {
         )
     }
     /// `where(self, a, b)`; panics on error. (`where` is a keyword; no in-place form exists.)
+    #[track_caller]
     pub fn where_<'a, 'b, U: DynElement>(
         &self,
         a: impl Into<TOperand<'a, U>>,
@@ -920,6 +945,7 @@ impl Tensor<bool> {
         let (a, b) = (where_arg(&a.into()), where_arg(&b.into()));
         special::where_(&wrap(self), a.operand(), b.operand(), Some(&wrap(out))).map(|_| ())
     }
+    #[track_caller]
     pub fn where_out<'a, 'b, U: DynElement, V: DynElement>(
         &self,
         a: impl Into<TOperand<'a, U>>,
@@ -941,6 +967,7 @@ impl<T: DynElement> Tensor<T> {
         );
         special_new("masked_fill", r)
     }
+    #[track_caller]
     pub fn masked_fill(&self, mask: &Tensor<bool>, value: T) -> Tensor<T> {
         ok(self.try_masked_fill(mask, value))
     }
@@ -950,6 +977,7 @@ impl<T: DynElement> Tensor<T> {
         special::masked_fill(&d, &wrap(mask), Operand::Scalar(scalar_of(value)), Some(&d))
             .map(|_| ())
     }
+    #[track_caller]
     pub fn masked_fill_(&mut self, mask: &Tensor<bool>, value: T) {
         ok(self.try_masked_fill_(mask, value))
     }
@@ -967,6 +995,7 @@ impl<T: DynElement> Tensor<T> {
         )
         .map(|_| ())
     }
+    #[track_caller]
     pub fn masked_fill_out<U: DynElement>(
         &self,
         mask: &Tensor<bool>,
@@ -985,6 +1014,7 @@ impl<T: DynElement> Tensor<T> {
     pub fn try_copy_<U: DynElement>(&mut self, src: &Tensor<U>) -> Result<()> {
         special::copy_into(&wrap(self), &wrap(src))
     }
+    #[track_caller]
     pub fn copy_<U: DynElement>(&mut self, src: &Tensor<U>) {
         ok(self.try_copy_(src))
     }
@@ -1007,6 +1037,7 @@ where
             special::lerp(&wrap(self), &wrap(end), w.operand(), None),
         )
     }
+    #[track_caller]
     pub fn lerp<'a>(&self, end: &Tensor<T>, weight: impl Into<TOperand<'a, T>>) -> Tensor<T> {
         ok(self.try_lerp(end, weight))
     }
@@ -1019,6 +1050,7 @@ where
         let d = wrap(self);
         special::lerp(&d, &wrap(end), w.operand(), Some(&d)).map(|_| ())
     }
+    #[track_caller]
     pub fn lerp_<'a>(&mut self, end: &Tensor<T>, weight: impl Into<TOperand<'a, T>>) {
         ok(self.try_lerp_(end, weight))
     }
@@ -1031,6 +1063,7 @@ where
         let w = DynArg::of(&weight.into());
         special::lerp(&wrap(self), &wrap(end), w.operand(), Some(&wrap(out))).map(|_| ())
     }
+    #[track_caller]
     pub fn lerp_out<'a, U: DynElement>(
         &self,
         end: &Tensor<T>,
@@ -1051,6 +1084,7 @@ where
         let r = special::addcmul(&wrap(self), &wrap(t1), &wrap(t2), scalar_of(value), None);
         special_new("addcmul", r)
     }
+    #[track_caller]
     pub fn addcmul(&self, t1: &Tensor<T>, t2: &Tensor<T>, value: T) -> Tensor<T> {
         ok(self.try_addcmul(t1, t2, value))
     }
@@ -1058,6 +1092,7 @@ where
         let d = wrap(self);
         special::addcmul(&d, &wrap(t1), &wrap(t2), scalar_of(value), Some(&d)).map(|_| ())
     }
+    #[track_caller]
     pub fn addcmul_(&mut self, t1: &Tensor<T>, t2: &Tensor<T>, value: T) {
         ok(self.try_addcmul_(t1, t2, value))
     }
@@ -1077,6 +1112,7 @@ where
         )
         .map(|_| ())
     }
+    #[track_caller]
     pub fn addcmul_out<U: DynElement>(
         &self,
         t1: &Tensor<T>,
@@ -1152,6 +1188,7 @@ macro_rules! tensor_operators {
             f::$op: Functor<(Promoted<A, B>, Promoted<A, B>), Output = Promoted<A, B>>,
         {
             type Output = Tensor<Promoted<A, B>>;
+            #[track_caller]
             fn $method(self, rhs: &Tensor<B>) -> Self::Output {
                 type P<A, B> = Promoted<A, B>;
                 ok(binary_new::<A, B, P<A, B>, P<A, B>, _>(BinaryOp::$op, f::$op, TOperand::Tensor(self), TOperand::Tensor(rhs)))
@@ -1165,6 +1202,7 @@ macro_rules! tensor_operators {
             f::$op: Functor<(Promoted<A, B>, Promoted<A, B>), Output = Promoted<A, B>>,
         {
             type Output = Tensor<Promoted<A, B>>;
+            #[track_caller]
             fn $method(mut self, rhs: &Tensor<B>) -> Self::Output {
                 type P<A, B> = Promoted<A, B>;
                 if reusable::<A, P<A, B>>(&mut self, Some(rhs.shape())) {
@@ -1181,6 +1219,7 @@ macro_rules! tensor_operators {
             f::$op: Functor<(Promoted<A, B>, Promoted<A, B>), Output = Promoted<A, B>>,
         {
             type Output = Tensor<Promoted<A, B>>;
+            #[track_caller]
             fn $method(self, rhs: Tensor<B>) -> Self::Output {
                 std::ops::$Trait::$method(self, &rhs)
             }
@@ -1192,6 +1231,7 @@ macro_rules! tensor_operators {
             f::$op: Functor<(Promoted<A, B>, Promoted<A, B>), Output = Promoted<A, B>>,
         {
             type Output = Tensor<Promoted<A, B>>;
+            #[track_caller]
             fn $method(self, rhs: Tensor<B>) -> Self::Output {
                 std::ops::$Trait::$method(self, &rhs)
             }
@@ -1203,6 +1243,7 @@ macro_rules! tensor_operators {
             B: DynElement,
             f::$op: Functor<(Promoted<A, B>, Promoted<A, B>), Output = Promoted<A, B>>,
         {
+            #[track_caller]
             fn $assign(&mut self, rhs: &Tensor<B>) {
                 type P<A, B> = Promoted<A, B>;
                 ok(binary_into::<A, B, P<A, B>, P<A, B>, A, _>(BinaryOp::$op, f::$op, TOperand::Tensor(self), TOperand::Tensor(rhs), self))
@@ -1214,6 +1255,7 @@ macro_rules! tensor_operators {
             B: DynElement,
             f::$op: Functor<(Promoted<A, B>, Promoted<A, B>), Output = Promoted<A, B>>,
         {
+            #[track_caller]
             fn $assign(&mut self, rhs: Tensor<B>) {
                 std::ops::$Assign::$assign(self, &rhs)
             }
@@ -1228,6 +1270,7 @@ macro_rules! tensor_operators {
             f::$op: Functor<($Of<A>, $Of<A>), Output = $Of<A>>,
         {
             type Output = Tensor<$Of<A>>;
+            #[track_caller]
             fn $method(self, rhs: $n) -> Self::Output {
                 let b = number_operand::<$Of<A>>(BinaryOp::$op, Scalar::from(rhs), true);
                 ok(binary_new::<A, $Of<A>, $Of<A>, $Of<A>, _>(BinaryOp::$op, f::$op, TOperand::Tensor(self), b))
@@ -1239,6 +1282,7 @@ macro_rules! tensor_operators {
             f::$op: Functor<($Of<A>, $Of<A>), Output = $Of<A>>,
         {
             type Output = Tensor<$Of<A>>;
+            #[track_caller]
             fn $method(mut self, rhs: $n) -> Self::Output {
                 if reusable::<A, $Of<A>>(&mut self, None) {
                     let b = number_operand::<$Of<A>>(BinaryOp::$op, Scalar::from(rhs), true);
@@ -1254,6 +1298,7 @@ macro_rules! tensor_operators {
             f::$op: Functor<($Of<A>, $Of<A>), Output = $Of<A>>,
         {
             type Output = Tensor<$Of<A>>;
+            #[track_caller]
             fn $method(self, rhs: &Tensor<A>) -> Self::Output {
                 let a = number_operand::<$Of<A>>(BinaryOp::$op, Scalar::from(self), false);
                 ok(binary_new::<$Of<A>, A, $Of<A>, $Of<A>, _>(BinaryOp::$op, f::$op, a, TOperand::Tensor(rhs)))
@@ -1265,6 +1310,7 @@ macro_rules! tensor_operators {
             f::$op: Functor<($Of<A>, $Of<A>), Output = $Of<A>>,
         {
             type Output = Tensor<$Of<A>>;
+            #[track_caller]
             fn $method(self, rhs: Tensor<A>) -> Self::Output {
                 std::ops::$Trait::$method(self, &rhs)
             }
@@ -1274,6 +1320,7 @@ macro_rules! tensor_operators {
             A: DynElement + $Rule,
             f::$op: Functor<($Of<A>, $Of<A>), Output = $Of<A>>,
         {
+            #[track_caller]
             fn $assign(&mut self, rhs: $n) {
                 let b = number_operand::<$Of<A>>(BinaryOp::$op, Scalar::from(rhs), true);
                 ok(binary_into::<A, $Of<A>, $Of<A>, $Of<A>, A, _>(BinaryOp::$op, f::$op, TOperand::Tensor(self), b, self))
@@ -1305,6 +1352,7 @@ where
         >,
 {
     type Output = Tensor<FloatOf<Promoted<A, B>>>;
+    #[track_caller]
     fn div(self, rhs: &Tensor<B>) -> Self::Output {
         type Q<A, B> = FloatOf<Promoted<A, B>>;
         ok(binary_new::<A, B, Q<A, B>, Q<A, B>, _>(
@@ -1325,6 +1373,7 @@ where
         >,
 {
     type Output = Tensor<FloatOf<Promoted<A, B>>>;
+    #[track_caller]
     fn div(mut self, rhs: &Tensor<B>) -> Self::Output {
         type Q<A, B> = FloatOf<Promoted<A, B>>;
         if reusable::<A, Q<A, B>>(&mut self, Some(rhs.shape())) {
@@ -1349,6 +1398,7 @@ where
             Output = FloatOf<Promoted<A, B>>,
         >,
 {
+    #[track_caller]
     fn div_assign(&mut self, rhs: &Tensor<B>) {
         type Q<A, B> = FloatOf<Promoted<A, B>>;
         ok(binary_into::<A, B, Q<A, B>, Q<A, B>, A, _>(
@@ -1369,6 +1419,7 @@ macro_rules! div_numbers {
             f::Div: Functor<(FloatOf<A>, FloatOf<A>), Output = FloatOf<A>>,
         {
             type Output = Tensor<FloatOf<A>>;
+            #[track_caller]
             fn div(self, rhs: $n) -> Self::Output {
                 let b = number_operand::<FloatOf<A>>(BinaryOp::Div, Scalar::from(rhs), true);
                 ok(binary_new::<A, FloatOf<A>, FloatOf<A>, FloatOf<A>, _>(BinaryOp::Div, f::Div, TOperand::Tensor(self), b))
@@ -1390,6 +1441,7 @@ macro_rules! div_numbers {
             f::Div: Functor<(FloatOf<A>, FloatOf<A>), Output = FloatOf<A>>,
         {
             type Output = Tensor<FloatOf<A>>;
+            #[track_caller]
             fn div(self, rhs: &Tensor<A>) -> Self::Output {
                 let a = number_operand::<FloatOf<A>>(BinaryOp::Div, Scalar::from(self), false);
                 ok(binary_new::<FloatOf<A>, A, FloatOf<A>, FloatOf<A>, _>(BinaryOp::Div, f::Div, a, TOperand::Tensor(rhs)))
@@ -1400,6 +1452,7 @@ macro_rules! div_numbers {
             A: DynElement + PromoteFloatScalar,
             f::Div: Functor<(FloatOf<A>, FloatOf<A>), Output = FloatOf<A>>,
         {
+            #[track_caller]
             fn div_assign(&mut self, rhs: $n) {
                 let b = number_operand::<FloatOf<A>>(BinaryOp::Div, Scalar::from(rhs), true);
                 ok(binary_into::<A, FloatOf<A>, FloatOf<A>, FloatOf<A>, A, _>(BinaryOp::Div, f::Div, TOperand::Tensor(self), b, self))
@@ -1414,6 +1467,7 @@ where
     f::Neg: Functor<(T,), Output = T>,
 {
     type Output = Tensor<T>;
+    #[track_caller]
     fn neg(self) -> Tensor<T> {
         Tensor::neg(self)
     }
@@ -1423,6 +1477,7 @@ where
     f::Neg: Functor<(T,), Output = T>,
 {
     type Output = Tensor<T>;
+    #[track_caller]
     fn neg(mut self) -> Tensor<T> {
         if reusable::<T, T>(&mut self, None) {
             self.neg_();
@@ -1438,6 +1493,7 @@ where
     f::BitwiseNot: Functor<(T,), Output = T>,
 {
     type Output = Tensor<T>;
+    #[track_caller]
     fn not(self) -> Tensor<T> {
         self.bitwise_not()
     }
@@ -1447,6 +1503,7 @@ where
     f::BitwiseNot: Functor<(T,), Output = T>,
 {
     type Output = Tensor<T>;
+    #[track_caller]
     fn not(mut self) -> Tensor<T> {
         if reusable::<T, T>(&mut self, None) {
             self.bitwise_not_();

@@ -5,6 +5,7 @@ use super::Tensor;
 use super::random::SplitMix64;
 use crate::dtype::DType;
 use crate::element::{Element, Value};
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::layout::checked_numel;
 
@@ -181,7 +182,8 @@ impl<T: crate::DynElement> Tensor<T> {
     /// Every element converted to `U` (see [`crate::convert_value`]) by the iterator's cast kernel, into
     /// a fresh tensor in this tensor's dimension order (this tensor itself, shared, when `U` is
     /// `T`). `try_to` returns the error instead of panicking (it cannot fail for a valid tensor).
+    #[track_caller]
     pub fn to<U: crate::DynElement>(&self) -> Tensor<U> {
-        self.try_to::<U>().unwrap_or_else(|e| panic!("{e}"))
+        self.try_to::<U>().or_panic()
     }
 }

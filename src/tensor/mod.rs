@@ -11,6 +11,7 @@ mod views;
 pub use views::compute_stride;
 
 use crate::element::Element;
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, checked_numel};
 use crate::storage::Storage;
@@ -29,8 +30,9 @@ pub struct Tensor<T: Element> {
 /// Panics when the copy cannot be allocated or the storage is being written by another thread;
 /// see [`Tensor::try_clone`]. For a second handle to the same storage use [`Tensor::share`].
 impl<T: Element> Clone for Tensor<T> {
+    #[track_caller]
     fn clone(&self) -> Self {
-        self.try_clone().unwrap_or_else(|e| panic!("{e}"))
+        self.try_clone().or_panic()
     }
 }
 
@@ -85,8 +87,9 @@ impl<T: Element> Tensor<T> {
     }
 
     /// A contiguous tensor of zeros. Panics when the shape's size overflows i64.
+    #[track_caller]
     pub fn zeros(shape: &[usize]) -> Self {
-        Self::try_zeros(shape).unwrap_or_else(|e| panic!("{e}"))
+        Self::try_zeros(shape).or_panic()
     }
 
     /// Uninitialised in PyTorch; zero-filled here (never undefined contents).
@@ -111,8 +114,9 @@ impl<T: Element> Tensor<T> {
         Tensor::from_parts(Arc::new(Storage::try_zeroed(len)?), layout)
     }
 
+    #[track_caller]
     pub fn full(shape: &[usize], value: T) -> Self {
-        Self::try_full(shape, value).unwrap_or_else(|e| panic!("{e}"))
+        Self::try_full(shape, value).or_panic()
     }
 
     /// A contiguous tensor with every element `value`.
@@ -284,8 +288,9 @@ impl<T: Element> Tensor<T> {
     }
 
     /// All elements in logical (row-major) order. Panics where [`Tensor::try_to_vec`] fails.
+    #[track_caller]
     pub fn to_vec(&self) -> Vec<T> {
-        self.try_to_vec().unwrap_or_else(|e| panic!("{e}"))
+        self.try_to_vec().or_panic()
     }
 
     /// All elements in logical (row-major) order; `Err` when the vector cannot be allocated
@@ -324,8 +329,9 @@ impl<T: Element> Tensor<T> {
 
     /// A contiguous copy, or this tensor itself (shared, as PyTorch's `contiguous`) when it is
     /// already contiguous. Panics where [`Tensor::try_contiguous`] fails.
+    #[track_caller]
     pub fn contiguous(&self) -> Tensor<T> {
-        self.try_contiguous().unwrap_or_else(|e| panic!("{e}"))
+        self.try_contiguous().or_panic()
     }
 
     /// [`Tensor::contiguous`], with allocation failure and borrow conflicts as `Err`.

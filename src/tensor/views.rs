@@ -16,6 +16,7 @@
 
 use super::Tensor;
 use crate::element::Element;
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, checked_numel, contiguous_strides};
 use std::vec::Vec;
@@ -140,8 +141,9 @@ fn infer_shape(what: &'static str, shape: &[isize], numel: usize) -> Result<Vec<
     Ok(known)
 }
 
+#[track_caller]
 fn or_panic<T>(r: Result<T>) -> T {
-    r.unwrap_or_else(|e| panic!("{e}"))
+    r.or_panic()
 }
 
 impl<T: Element> Tensor<T> {
@@ -203,6 +205,7 @@ impl<T: Element> Tensor<T> {
         }
         self.view_parts(shape, strides, self.offset())
     }
+    #[track_caller]
     pub fn permute(&self, dims: &[isize]) -> Tensor<T> {
         or_panic(self.try_permute(dims))
     }
@@ -219,6 +222,7 @@ impl<T: Element> Tensor<T> {
         l.strides.swap(a, b);
         self.view_parts(l.shape, l.strides, l.offset)
     }
+    #[track_caller]
     pub fn transpose(&self, d0: isize, d1: isize) -> Tensor<T> {
         or_panic(self.try_transpose(d0, d1))
     }
@@ -234,6 +238,7 @@ impl<T: Element> Tensor<T> {
             }),
         }
     }
+    #[track_caller]
     pub fn t(&self) -> Tensor<T> {
         or_panic(self.try_t())
     }
@@ -300,6 +305,7 @@ impl<T: Element> Tensor<T> {
         }
         self.view_parts(l.shape, l.strides, l.offset)
     }
+    #[track_caller]
     pub fn slice(
         &self,
         dim: isize,
@@ -335,6 +341,7 @@ impl<T: Element> Tensor<T> {
         l.shape[d] = len;
         self.view_parts(l.shape, l.strides, l.offset)
     }
+    #[track_caller]
     pub fn narrow(&self, dim: isize, start: isize, len: usize) -> Tensor<T> {
         or_panic(self.try_narrow(dim, start, len))
     }
@@ -357,6 +364,7 @@ impl<T: Element> Tensor<T> {
         l.strides.remove(d);
         self.view_parts(l.shape, l.strides, l.offset)
     }
+    #[track_caller]
     pub fn select(&self, dim: isize, index: isize) -> Tensor<T> {
         or_panic(self.try_select(dim, index))
     }
@@ -407,6 +415,7 @@ impl<T: Element> Tensor<T> {
         }
         self.view_parts(out_shape, out_strides, self.offset())
     }
+    #[track_caller]
     pub fn expand(&self, shape: &[isize]) -> Tensor<T> {
         or_panic(self.try_expand(shape))
     }
@@ -423,6 +432,7 @@ impl<T: Element> Tensor<T> {
             .collect::<Result<_>>()?;
         self.try_expand(&s)
     }
+    #[track_caller]
     pub fn broadcast_to(&self, shape: &[usize]) -> Tensor<T> {
         or_panic(self.try_broadcast_to(shape))
     }
@@ -454,6 +464,7 @@ impl<T: Element> Tensor<T> {
         l.strides.remove(d);
         self.view_parts(l.shape, l.strides, l.offset)
     }
+    #[track_caller]
     pub fn squeeze_dim(&self, dim: isize) -> Tensor<T> {
         or_panic(self.try_squeeze_dim(dim))
     }
@@ -476,6 +487,7 @@ impl<T: Element> Tensor<T> {
         l.strides.insert(d, stride);
         self.view_parts(l.shape, l.strides, l.offset)
     }
+    #[track_caller]
     pub fn unsqueeze(&self, dim: isize) -> Tensor<T> {
         or_panic(self.try_unsqueeze(dim))
     }
@@ -496,6 +508,7 @@ impl<T: Element> Tensor<T> {
             }),
         }
     }
+    #[track_caller]
     pub fn view(&self, shape: &[isize]) -> Tensor<T> {
         or_panic(self.try_view(shape))
     }
@@ -508,6 +521,7 @@ impl<T: Element> Tensor<T> {
             None => Tensor::from_vec(self.try_to_vec()?, &new_shape),
         }
     }
+    #[track_caller]
     pub fn reshape(&self, shape: &[isize]) -> Tensor<T> {
         or_panic(self.try_reshape(shape))
     }
@@ -534,6 +548,7 @@ impl<T: Element> Tensor<T> {
         shape.extend(sh[e + 1..].iter().map(|&n| n as isize));
         self.try_reshape(&shape)
     }
+    #[track_caller]
     pub fn flatten(&self, start: isize, end: isize) -> Tensor<T> {
         or_panic(self.try_flatten(start, end))
     }
