@@ -16,14 +16,14 @@ fn main() -> Result<(), weft::Error> {
     println!("\na.t() (strides {:?}) =\n{at}", at.strides());
     let rev = a.slice(1, None, None, -1);
     println!("\na[:, ::-1] (strides {:?}) =\n{rev}", rev.strides());
-    let row = a.select(0, 1).unsqueeze(0).expand(&[3, -1]);
+    let row = a.select(0, 1).unsqueeze(0).expand([3, -1]);
     println!(
         "\na[1] expanded to [3, 3] (strides {:?}) =\n{row}",
         row.strides()
     );
 
     // Dynamic tensors: the dtype is a runtime value.
-    let d: DynTensor = Tensor::<i64>::arange(0, 6, 1)?.reshape(&[2, 3]).into();
+    let d: DynTensor = Tensor::<i64>::arange(0, 6, 1)?.reshape([2, 3]).into();
     println!("\nd ({}) =\n{d}", d.dtype());
     println!("d.to(uint8) =\n{}", d.to(DType::U8));
     println!(

@@ -207,7 +207,7 @@ impl DynTensor {
         try_select, select(dim: isize, index: isize));
     dyn_view!(
         /// See [`Tensor::try_expand`].
-        try_expand, expand(shape: &[isize]));
+        try_expand, expand(shape: impl crate::tensor::ShapeArg));
     dyn_view!(
         /// See [`Tensor::try_broadcast_to`].
         try_broadcast_to, broadcast_to(shape: &[usize]));
@@ -219,10 +219,10 @@ impl DynTensor {
         try_unsqueeze, unsqueeze(dim: isize));
     dyn_view!(
         /// See [`Tensor::try_view`].
-        try_view, view(shape: &[isize]));
+        try_view, view(shape: impl crate::tensor::ShapeArg));
     dyn_view!(
         /// See [`Tensor::try_reshape`].
-        try_reshape, reshape(shape: &[isize]));
+        try_reshape, reshape(shape: impl crate::tensor::ShapeArg));
     dyn_view!(
         /// See [`Tensor::try_flatten`].
         try_flatten, flatten(start: isize, end: isize));

@@ -52,7 +52,7 @@ pub use iter::{IterConfig, LoopCost, TensorIterator};
 #[cfg(feature = "std")]
 pub use layout::Layout;
 #[cfg(feature = "std")]
-pub use tensor::Tensor;
+pub use tensor::{ShapeArg, Tensor};
 
 /// Compile-time soundness checks (doctests only).
 ///

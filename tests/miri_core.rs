@@ -28,7 +28,7 @@ fn contiguous_broadcast_and_strided_paths() {
     let r = a.slice(1, None, None, -1);
     assert_eq!((&r * 2.0).to_vec(), vec![6.0, 4.0, 2.0, 12.0, 10.0, 8.0]);
     // expanded column (inner stride 0)
-    let col = t(&[1.0, 2.0], &[2, 1]).expand(&[2, 3]);
+    let col = t(&[1.0, 2.0], &[2, 1]).expand([2, 3]);
     assert_eq!((&a - &col).to_vec(), vec![0.0, 1.0, 2.0, 2.0, 3.0, 4.0]);
 }
 
@@ -80,9 +80,9 @@ fn integer_zero_division_leaves_the_output_untouched() {
 fn bool_outputs_and_odometer_over_many_dims() {
     let a = Tensor::<i64>::arange(0, 24, 1)
         .unwrap()
-        .reshape(&[2, 3, 4])
+        .reshape([2, 3, 4])
         .permute(&[2, 0, 1]);
-    let b = Tensor::<i64>::arange(0, 4, 1).unwrap().reshape(&[4, 1, 1]);
+    let b = Tensor::<i64>::arange(0, 4, 1).unwrap().reshape([4, 1, 1]);
     let m = a.gt(&b);
     let raw = m.contiguous().to_vec();
     assert_eq!(raw.len(), 24);

@@ -250,7 +250,7 @@ fn copy_into_strided_views_converts_every_dtype_pair() {
 #[test]
 fn destinations_do_not_broadcast() {
     let small = f32_base(4);
-    let big = f32_base(12).view(&[3, 4]);
+    let big = f32_base(12).view([3, 4]);
     let mut d = small.clone();
     assert!(matches!(d.try_add_(&big), Err(Error::OutputShape { .. })));
     assert!(matches!(d.try_copy_(&big), Err(Error::OutputShape { .. })));
@@ -313,7 +313,7 @@ fn f32_base(n: usize) -> DynTensor {
 #[test]
 fn out_may_alias_an_input_exactly() {
     let base = f32_base(24);
-    let a = base.view(&[4, 6]).slice(1, None, None, 2); // [4, 3], strided
+    let a = base.view([4, 6]).slice(1, None, None, 2); // [4, 3], strided
     let b = f32_base(3);
     let want = a.add(&b);
     a.add_out(&b, &a);
@@ -365,7 +365,7 @@ fn partial_overlap_between_out_and_input_is_an_error() {
 /// transposed case a full overlap, computing it in place wrongly).
 #[test]
 fn full_overlap_in_another_order_reads_the_input_first() {
-    let fresh = || f32_base(9).view(&[3, 3]);
+    let fresh = || f32_base(9).view([3, 3]);
     let sq = fresh();
     let want = sq.add(1.0).t().to_values();
     sq.try_add_out(1.0, &sq.t()).unwrap();
@@ -397,8 +397,8 @@ fn full_overlap_in_another_order_reads_the_input_first() {
 #[test]
 fn output_with_internal_overlap_is_an_error() {
     let base = f32_base(4);
-    let out = base.view(&[1, 4]).expand(&[3, 4]);
-    let a = f32_base(12).view(&[3, 4]);
+    let out = base.view([1, 4]).expand([3, 4]);
+    let a = f32_base(12).view([3, 4]);
     let before = storage_bytes(&base);
     assert_overlap_error(
         a.try_add_out(1.0, &out),
@@ -520,8 +520,8 @@ fn integer_division_by_zero_fails_whole_and_leaves_destination() {
                 assert_eq!(storage_bytes(&big), before, "{what}: out changed");
                 // Out of place, and a transposed divisor.
                 assert!(weft::ops::binary::binary(op, (&a).into(), (&b).into(), None).is_err());
-                let bt = b.view(&[1000, 300]).t();
-                let at = a.view(&[300, 1000]);
+                let bt = b.view([1000, 300]).t();
+                let at = a.view([300, 1000]);
                 assert!(weft::ops::binary::binary(op, (&at).into(), (&bt).into(), None).is_err());
             }
             // A scalar zero, a scalar on the left with a zero divisor tensor, a stride-0 zero.
@@ -535,7 +535,7 @@ fn integer_division_by_zero_fails_whole_and_leaves_destination() {
             assert!(
                 weft::ops::binary::binary(op, Scalar::Int(7).into(), (&zb).into(), None).is_err()
             );
-            let z = int_tensor(d, &[0], &[1]).expand(&[3, 4]);
+            let z = int_tensor(d, &[0], &[1]).expand([3, 4]);
             assert!(weft::ops::binary::binary(op, (&a).into(), (&z).into(), Some(&a)).is_err());
             assert_eq!(
                 storage_bytes(&a),

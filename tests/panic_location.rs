@@ -27,7 +27,7 @@ fn panics_point_at_the_caller() {
     assert_eq!(panic_file(|| drop(&a + &b)), here, "typed operator");
     assert_eq!(panic_file(|| drop(a.add(&b))), here, "typed method");
     assert_eq!(panic_file(|| drop(a.slice(5, None, None, 1))), here, "view");
-    assert_eq!(panic_file(|| drop(a.reshape(&[5]))), here, "reshape");
+    assert_eq!(panic_file(|| drop(a.reshape([5]))), here, "reshape");
     let (da, db) = (DynTensor::from(a.share()), DynTensor::from(b.share()));
     assert_eq!(panic_file(|| drop(&da + &db)), here, "dyn operator");
     assert_eq!(panic_file(|| drop(da.mul(&db))), here, "dyn method");

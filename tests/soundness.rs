@@ -169,7 +169,7 @@ fn transposed_view_of_the_input_as_output_is_correct() {
 fn internal_and_partial_overlap_are_errors_and_write_nothing() {
     let x = f(&[1.0, 2.0, 3.0, 4.0], &[4]);
     // stride-0 output
-    let mut e = x.narrow(0, 0, 1).expand(&[4]);
+    let mut e = x.narrow(0, 0, 1).expand([4]);
     let err = e.try_copy_(&f(&[9.0; 4], &[4])).unwrap_err();
     assert!(matches!(err, Error::MemoryOverlap { .. }), "{err}");
     // overlapping steps (as_strided-like): [3, 2] with strides [1, 1]
@@ -305,7 +305,7 @@ fn huge_allocations_are_errors() {
     assert!(Tensor::<u8>::try_zeros(&[1 << 60]).is_err());
     assert!(Tensor::<f32>::try_full(&[1 << 42], 1.0).is_err());
     // a huge expanded view cannot be reshaped into a copy
-    let big = Tensor::<f32>::zeros(&[1]).expand(&[1 << 20, 1 << 20]);
+    let big = Tensor::<f32>::zeros(&[1]).expand([1 << 20, 1 << 20]);
     assert!(big.try_clone().is_err());
     assert!(big.try_to_vec().is_err());
 }

@@ -155,15 +155,15 @@ fn narrow_select_unsqueeze_do_not_overflow() {
 #[test]
 fn expand_reshape_flatten_check_their_sizes() {
     let one = Tensor::<f32>::zeros(&[1]);
-    is_err("expand 2^126", || one.try_expand(&[isize::MAX, isize::MAX]));
-    is_err("expand bytes", || one.try_expand(&[isize::MAX]));
+    is_err("expand 2^126", || one.try_expand([isize::MAX, isize::MAX]));
+    is_err("expand bytes", || one.try_expand([isize::MAX]));
     is_err("broadcast_to", || one.try_broadcast_to(&[usize::MAX]));
     let t = Tensor::<f32>::zeros(&[4]);
     is_err("reshape 2^126", || {
-        t.try_reshape(&[isize::MAX, isize::MAX, 0])
+        t.try_reshape([isize::MAX, isize::MAX, 0])
     });
     is_err("view inferred", || {
-        t.try_view(&[isize::MAX, isize::MAX, -1])
+        t.try_view([isize::MAX, isize::MAX, -1])
     });
     let z = Tensor::<f32>::zeros(&[0, 1 << 40, 1 << 40]);
     is_err("flatten 2^80", || z.try_flatten(1, 2));
@@ -292,12 +292,12 @@ fn printing_100k_dims_needs_no_deep_stack() {
 #[test]
 fn printing_a_huge_broadcast_view_reads_only_the_shown_elements() {
     let start = Instant::now();
-    let t = Tensor::<f32>::zeros(&[1]).expand(&[0xFFFF_FFFE]);
+    let t = Tensor::<f32>::zeros(&[1]).expand([0xFFFF_FFFE_usize]);
     assert_eq!(t.to_string(), "tensor([0., 0., 0.,  ..., 0., 0., 0.])");
     let m = Tensor::<i64>::arange(0, 4, 1)
         .unwrap()
-        .reshape(&[2, 2])
-        .expand(&[1 << 20, 1 << 20, 2, 2]);
+        .reshape([2, 2])
+        .expand([1 << 20, 1 << 20, 2, 2]);
     let s = m.to_string();
     assert!(s.len() < 2000, "{s}");
     assert!(s.contains("..."));

@@ -43,7 +43,7 @@ fn make<T: DynElement>(
         1 => gn(&[n, m], seed).t(),
         2 => gn(&[m, 2 * n], seed).slice(1, None, None, 2),
         3 => gn(&[m, n], seed).slice(0, None, None, -1),
-        _ => gn(&[1, n], seed).expand(&[m as isize, n as isize]),
+        _ => gn(&[1, n], seed).expand([m as isize, n as isize]),
     }
 }
 

@@ -376,7 +376,7 @@ fn slice_semantics() {
     let r = t
         .slice(0, Some(4), None, -1)
         .narrow(0, 0, 4)
-        .reshape(&[2, 2]);
+        .reshape([2, 2]);
     assert_eq!(r.strides(), &[-2, -1]);
     assert!(std::sync::Arc::ptr_eq(r.storage(), t.storage()));
     assert_eq!(r.to_vec(), [4, 3, 2, 1]);
@@ -391,16 +391,16 @@ fn views_share_storage_and_match_torch_strides() {
     assert_eq!(t.select(1, -1).offset(), 8);
     assert_eq!(t.unsqueeze(1).strides(), &[12, 12, 4, 1]);
     assert_eq!(t.unsqueeze(-1).strides(), &[12, 4, 1, 1]);
-    let e = t.select(0, 0).select(0, 0).unsqueeze(0).expand(&[5, 3, -1]);
+    let e = t.select(0, 0).select(0, 0).unsqueeze(0).expand([5, 3, -1]);
     assert_eq!((e.shape(), e.strides()), (&[5, 3, 4][..], &[0, 0, 1][..]));
     assert_eq!(t.broadcast_to(&[7, 2, 3, 4]).strides(), &[0, 12, 4, 1]);
     // transpose then flatten is not a view: reshape copies, view refuses.
     let tt = t.transpose(1, 2);
-    let flat = tt.reshape(&[-1]);
+    let flat = tt.reshape([-1]);
     assert!(flat.is_contiguous() && !std::sync::Arc::ptr_eq(flat.storage(), t.storage()));
-    assert!(matches!(tt.try_view(&[24]), Err(Error::InvalidView { .. })));
+    assert!(matches!(tt.try_view([24]), Err(Error::InvalidView { .. })));
     // Splitting a transposed dim is fine as a view.
-    let v = tt.view(&[2, 2, 2, 3]);
+    let v = tt.view([2, 2, 2, 3]);
     assert!(std::sync::Arc::ptr_eq(v.storage(), t.storage()));
     assert_eq!(v.strides(), &[12, 2, 1, 4]);
     assert_eq!(t.flatten(0, 1).shape(), &[6, 4]);
@@ -434,23 +434,23 @@ fn view_errors() {
     assert!(oor(t.try_flatten(0, 2)));
     assert!(t.try_flatten(1, 0).is_err());
     assert!(matches!(
-        t.try_expand(&[3, 3]),
+        t.try_expand([3, 3]),
         Err(Error::ShapeMismatch { .. })
     ));
     assert!(matches!(
-        t.try_expand(&[3]),
+        t.try_expand([3]),
         Err(Error::ShapeMismatch { .. })
     ));
-    assert!(t.try_expand(&[-1, 2, 3]).is_err());
+    assert!(t.try_expand([-1, 2, 3]).is_err());
     assert!(matches!(
-        t.try_reshape(&[4, 2]),
+        t.try_reshape([4, 2]),
         Err(Error::NumelMismatch { .. })
     ));
-    assert!(matches!(t.try_view(&[7]), Err(Error::NumelMismatch { .. })));
-    assert!(t.try_reshape(&[-1, -1]).is_err());
-    assert!(t.try_reshape(&[-1, 4]).is_err());
-    assert!(t.try_reshape(&[-2, 3]).is_err());
-    assert!(Tensor::<f64>::zeros(&[0, 3]).try_reshape(&[0, -1]).is_err());
+    assert!(matches!(t.try_view([7]), Err(Error::NumelMismatch { .. })));
+    assert!(t.try_reshape([-1, -1]).is_err());
+    assert!(t.try_reshape([-1, 4]).is_err());
+    assert!(t.try_reshape([-2, 3]).is_err());
+    assert!(Tensor::<f64>::zeros(&[0, 3]).try_reshape([0, -1]).is_err());
     // Element counts that overflow i64 are an error, never a wrap.
     let big = 1usize << 32;
     assert!(matches!(
@@ -471,7 +471,7 @@ fn view_errors() {
         Err(Error::NumelOverflow { .. })
     ));
     assert!(matches!(
-        one.try_reshape(&[big as isize, big as isize]),
+        one.try_reshape([big as isize, big as isize]),
         Err(Error::NumelOverflow { .. })
     ));
     let msg = std::panic::catch_unwind(|| t.transpose(0, 5)).unwrap_err();
@@ -498,8 +498,8 @@ fn dyn_views_and_conversion() {
         d.to(DType::Bool).as_typed::<bool>().unwrap().to_vec(),
         [true; 4]
     );
-    assert_eq!(d.slice(1, None, None, -1).reshape(&[-1]).shape(), &[4]);
-    assert_eq!(d.expand(&[3, 2, 2]).strides(), &[0, 2, 1]);
+    assert_eq!(d.slice(1, None, None, -1).reshape([-1]).shape(), &[4]);
+    assert_eq!(d.expand([3, 2, 2]).strides(), &[0, 2, 1]);
     assert!(matches!(
         d.try_select(0, 2),
         Err(Error::IndexOutOfRange { .. })
@@ -639,7 +639,7 @@ fn display_like_torch() {
     );
     let cube = Tensor::<f32>::arange(0.0, 24.0, 1.0)
         .unwrap()
-        .reshape(&[2, 3, 4]);
+        .reshape([2, 3, 4]);
     assert_eq!(
         cube.to_string(),
         "tensor([[[ 0.,  1.,  2.,  3.],\n         [ 4.,  5.,  6.,  7.],\n         [ 8.,  9., 10., 11.]],\n\n        [[12., 13., 14., 15.],\n         [16., 17., 18., 19.],\n         [20., 21., 22., 23.]]])"
@@ -656,7 +656,7 @@ fn display_like_torch() {
         "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])"
     );
     assert_eq!(
-        long.reshape(&[1000, 2]).to_string(),
+        long.reshape([1000, 2]).to_string(),
         "tensor([[   0,    1],\n        [   2,    3],\n        [   4,    5],\n        ...,\n        [1994, 1995],\n        [1996, 1997],\n        [1998, 1999]])"
     );
     // Line wrapping at 80 columns (18 two-digit numbers per line, as torch.arange(100)).
@@ -667,4 +667,19 @@ fn display_like_torch() {
         "tensor([ 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14, 15, 16, 17,"
     );
     assert!(s.lines().nth(1).unwrap().starts_with("        18, 19,"));
+}
+
+/// A shape is `&[usize]` wherever one is passed (`reshape(b.shape())`); signed entries carry
+/// PyTorch's `-1`.
+#[test]
+fn shape_arguments_take_usize_slices_and_signed_minus_one() {
+    let a = Tensor::<f32>::arange(0.0, 6.0, 1.0).unwrap();
+    let b = Tensor::<f32>::zeros(&[2, 3]);
+    assert_eq!(a.reshape(b.shape()).shape(), &[2, 3]);
+    assert_eq!(a.reshape([-1, 2]).shape(), &[3, 2]);
+    assert_eq!(a.view(vec![3usize, 2]).shape(), &[3, 2]);
+    let c = Tensor::<f32>::zeros(&[1, 3]);
+    assert_eq!(c.expand(b.shape()).shape(), &[2, 3]);
+    assert_eq!(c.expand([4, -1]).shape(), &[4, 3]);
+    assert!(a.try_reshape([usize::MAX]).is_err());
 }

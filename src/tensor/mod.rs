@@ -4,10 +4,12 @@
 //! random, ...), `display` (PyTorch-style printing).
 
 mod construct;
+mod shape_arg;
 mod display;
 pub mod random;
 mod views;
 
+pub use shape_arg::{ShapeArg, ShapeInt};
 pub use views::compute_stride;
 
 use crate::element::Element;

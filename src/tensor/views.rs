@@ -15,6 +15,7 @@
 //!   reversed views (negative strides), step 0 is an error.
 
 use super::Tensor;
+use super::ShapeArg;
 use crate::element::Element;
 use crate::error::OrPanic;
 use crate::error::{Error, Result};
@@ -371,7 +372,8 @@ impl<T: Element> Tensor<T> {
 
     /// Broadcasts to `shape` without copying: size-1 dims become stride 0, new leading dims may
     /// be added, `-1` keeps a size.
-    pub fn try_expand(&self, shape: &[isize]) -> Result<Tensor<T>> {
+    pub fn try_expand(&self, shape: impl ShapeArg) -> Result<Tensor<T>> {
+        let shape = &shape.dims()?[..];
         let n = self.ndim();
         let mismatch = || Error::ShapeMismatch {
             op: "expand",
@@ -416,7 +418,7 @@ impl<T: Element> Tensor<T> {
         self.view_parts(out_shape, out_strides, self.offset())
     }
     #[track_caller]
-    pub fn expand(&self, shape: &[isize]) -> Tensor<T> {
+    pub fn expand(&self, shape: impl ShapeArg) -> Tensor<T> {
         or_panic(self.try_expand(shape))
     }
 
@@ -494,8 +496,8 @@ impl<T: Element> Tensor<T> {
 
     /// The same elements seen with `shape` (one `-1` is inferred); an error instead of a copy
     /// when the strides cannot express it.
-    pub fn try_view(&self, shape: &[isize]) -> Result<Tensor<T>> {
-        let new_shape = infer_shape("view", shape, self.numel())?;
+    pub fn try_view(&self, shape: impl ShapeArg) -> Result<Tensor<T>> {
+        let new_shape = infer_shape("view", &shape.dims()?, self.numel())?;
         match compute_stride(self.shape(), self.strides(), &new_shape) {
             Some(strides) => self.view_parts(new_shape, strides, self.offset()),
             None => Err(Error::InvalidView {
@@ -509,20 +511,20 @@ impl<T: Element> Tensor<T> {
         }
     }
     #[track_caller]
-    pub fn view(&self, shape: &[isize]) -> Tensor<T> {
+    pub fn view(&self, shape: impl ShapeArg) -> Tensor<T> {
         or_panic(self.try_view(shape))
     }
 
     /// Like [`Tensor::try_view`] but copies into a contiguous tensor when a view is impossible.
-    pub fn try_reshape(&self, shape: &[isize]) -> Result<Tensor<T>> {
-        let new_shape = infer_shape("reshape", shape, self.numel())?;
+    pub fn try_reshape(&self, shape: impl ShapeArg) -> Result<Tensor<T>> {
+        let new_shape = infer_shape("reshape", &shape.dims()?, self.numel())?;
         match compute_stride(self.shape(), self.strides(), &new_shape) {
             Some(strides) => self.view_parts(new_shape, strides, self.offset()),
             None => Tensor::from_vec(self.try_to_vec()?, &new_shape),
         }
     }
     #[track_caller]
-    pub fn reshape(&self, shape: &[isize]) -> Tensor<T> {
+    pub fn reshape(&self, shape: impl ShapeArg) -> Tensor<T> {
         or_panic(self.try_reshape(shape))
     }
 
@@ -532,7 +534,7 @@ impl<T: Element> Tensor<T> {
         if self.ndim() == 0 {
             wrap_dim(start, 1)?;
             wrap_dim(end, 1)?;
-            return self.try_reshape(&[1]);
+            return self.try_reshape([1]);
         }
         let (s, e) = (wrap_dim(start, self.ndim())?, wrap_dim(end, self.ndim())?);
         if s > e {
