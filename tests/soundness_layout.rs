@@ -162,9 +162,7 @@ fn expand_reshape_flatten_check_their_sizes() {
     is_err("reshape 2^126", || {
         t.try_reshape([isize::MAX, isize::MAX, 0])
     });
-    is_err("view inferred", || {
-        t.try_view([isize::MAX, isize::MAX, -1])
-    });
+    is_err("view inferred", || t.try_view([isize::MAX, isize::MAX, -1]));
     let z = Tensor::<f32>::zeros(&[0, 1 << 40, 1 << 40]);
     is_err("flatten 2^80", || z.try_flatten(1, 2));
     assert_eq!(

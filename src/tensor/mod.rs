@@ -4,9 +4,9 @@
 //! random, ...), `display` (PyTorch-style printing).
 
 mod construct;
-mod shape_arg;
 mod display;
 pub mod random;
+mod shape_arg;
 mod views;
 
 pub use shape_arg::{ShapeArg, ShapeInt};

@@ -14,8 +14,8 @@
 //!   negative bounds count from the end, out-of-range bounds are clamped, negative steps give
 //!   reversed views (negative strides), step 0 is an error.
 
-use super::Tensor;
 use super::ShapeArg;
+use super::Tensor;
 use crate::element::Element;
 use crate::error::OrPanic;
 use crate::error::{Error, Result};
