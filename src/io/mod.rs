@@ -1,10 +1,12 @@
 //! Data in and out: raw little-endian bytes ([`Tensor::from_bytes`], [`Tensor::to_bytes`] and
-//! the `DynTensor` forms) and NumPy's `.npy` files ([`npy`]).
+//! the `DynTensor` forms), NumPy's `.npy` files ([`npy`]) and `.safetensors` files
+//! ([`safetensors`](mod@safetensors)).
 //!
 //! Everything here reads elements through the public, borrow-taking accessors
 //! (`try_to_vec`) and writes fresh storages through `Tensor::from_fn`: no `unsafe`.
 
 pub mod npy;
+pub mod safetensors;
 
 use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
