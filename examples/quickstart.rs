@@ -27,8 +27,12 @@ fn main() -> Result<(), weft::Error> {
     println!("\nd ({}) =\n{d}", d.dtype());
     println!("d.to(uint8) =\n{}", d.to(DType::U8));
     println!(
+        "full(uint8, -1) = {}",
+        DynTensor::full(DType::U8, &[3], Scalar::Int(-1))?
+    );
+    println!(
         "full(uint8, 300) = {}",
-        DynTensor::full(DType::U8, &[3], Scalar::Int(300))?
+        DynTensor::full(DType::U8, &[3], Scalar::Int(300)).unwrap_err()
     );
 
     // PyTorch type promotion: dimensioned tensors > 0-d tensors > Python-like scalars.

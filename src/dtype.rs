@@ -91,43 +91,139 @@ impl DType {
         matches!(self, DType::F16 | DType::BF16)
     }
 
-    /// The name PyTorch and the golden files use (`float32`, `bfloat16`, ...).
+    /// The name PyTorch and the golden files use (`float32`, `bfloat16`, ...); `Display` prints it.
     pub const fn name(self) -> &'static str {
-        match self {
-            DType::Bool => "bool",
-            DType::U8 => "uint8",
-            DType::I8 => "int8",
-            DType::I16 => "int16",
-            DType::I32 => "int32",
-            DType::I64 => "int64",
-            DType::F16 => "float16",
-            DType::BF16 => "bfloat16",
-            DType::F32 => "float32",
-            DType::F64 => "float64",
-        }
+        NAMES[self.index()].torch
     }
 
-    /// Parses a PyTorch dtype name (also accepts the Rust spellings `f32`, `i64`, ...).
+    /// Every name of this dtype (see [`DTypeNames`]).
+    pub const fn names(self) -> &'static DTypeNames {
+        &NAMES[self.index()]
+    }
+
+    /// The NumPy array-protocol type string as `.npy` headers write it (`<f4`, `|b1`);
+    /// `None` for bf16, which NumPy does not have.
+    pub const fn numpy_descr(self) -> Option<&'static str> {
+        NAMES[self.index()].numpy
+    }
+
+    /// The safetensors name (`F32`, `BF16`, `BOOL`, ...).
+    pub const fn safetensors_name(self) -> &'static str {
+        NAMES[self.index()].safetensors
+    }
+
+    /// Parses any name of a dtype (see [`DType::parse_name`]); `None` where that is an error.
     pub fn from_name(name: &str) -> Option<DType> {
-        let d = match name {
-            "bool" => DType::Bool,
-            "uint8" | "u8" => DType::U8,
-            "int8" | "i8" => DType::I8,
-            "int16" | "i16" => DType::I16,
-            "int32" | "i32" => DType::I32,
-            "int64" | "i64" => DType::I64,
-            "float16" | "f16" | "half" => DType::F16,
-            "bfloat16" | "bf16" => DType::BF16,
-            "float32" | "f32" | "float" => DType::F32,
-            "float64" | "f64" | "double" => DType::F64,
-            _ => return None,
+        Self::parse_name(name).ok()
+    }
+
+    /// Parses any name of a dtype: PyTorch's (`float32`, `torch.float32`, `float`, `half`,
+    /// `long`, ...), the Rust spellings (`f32`, `i64`, ...), NumPy type strings (`<f4`, `=f4`,
+    /// `|b1`, with the byte-order character; big-endian `>f4` is refused) and safetensors names (`F32`, `BOOL`, ...).
+    /// Case-sensitive. All of them come from one table, [`DTypeNames`].
+    pub fn parse_name(name: &str) -> Result<DType, DTypeNameError> {
+        let plain = name.strip_prefix("torch.").unwrap_or(name);
+        for d in DType::ALL {
+            let n = d.names();
+            if n.torch == plain || n.torch_aliases.contains(&plain) || n.rust == name {
+                return Ok(d);
+            }
+            if n.safetensors == name {
+                return Ok(d);
+            }
+        }
+        // NumPy: a byte-order character and the kind + size code. The character is required:
+        // a bare `i8` is Rust's i8 above, while NumPy's `i8` is int64.
+        let (order, code) = match name.as_bytes().first() {
+            Some(&c @ (b'<' | b'>' | b'=' | b'|' | b'!')) => (c, &name[1..]),
+            _ => return Err(DTypeNameError::Unknown),
         };
-        Some(d)
+        for d in DType::ALL {
+            if let Some(descr) = d.numpy_descr()
+                && &descr[1..] == code
+            {
+                return match order {
+                    b'>' | b'!' if d.size() > 1 => Err(DTypeNameError::BigEndian),
+                    _ => Ok(d),
+                };
+            }
+        }
+        Err(DTypeNameError::Unknown)
     }
 }
+
+/// Why a dtype name did not parse.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DTypeNameError {
+    /// No dtype has this name.
+    Unknown,
+    /// A big-endian NumPy type string (`>f4`): weft stores little-endian only.
+    BigEndian,
+}
+
+/// The names of one dtype in every naming scheme weft reads. One row per dtype in one table
+/// (`NAMES`): parsing, printing and the file formats all read it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DTypeNames {
+    /// PyTorch's name (`torch.float32` without `torch.`); also what `Display` prints.
+    pub torch: &'static str,
+    /// PyTorch's other names for it (`float`, `half`, `long`, ...), also accepted after `torch.`.
+    pub torch_aliases: &'static [&'static str],
+    /// The Rust element type's name.
+    pub rust: &'static str,
+    /// NumPy's type string in native little-endian form (`<f4`; `|` for one-byte types);
+    /// `None`: NumPy has no such dtype.
+    pub numpy: Option<&'static str>,
+    /// The safetensors name.
+    pub safetensors: &'static str,
+}
+
+const fn names(
+    torch: &'static str,
+    torch_aliases: &'static [&'static str],
+    rust: &'static str,
+    numpy: Option<&'static str>,
+    safetensors: &'static str,
+) -> DTypeNames {
+    DTypeNames {
+        torch,
+        torch_aliases,
+        rust,
+        numpy,
+        safetensors,
+    }
+}
+
+/// The one table of dtype names, in `DType as u8` order.
+const NAMES: [DTypeNames; 10] = [
+    names("bool", &[], "bool", Some("|b1"), "BOOL"),
+    names("uint8", &[], "u8", Some("|u1"), "U8"),
+    names("int8", &[], "i8", Some("|i1"), "I8"),
+    names("int16", &["short"], "i16", Some("<i2"), "I16"),
+    names("int32", &["int"], "i32", Some("<i4"), "I32"),
+    names("int64", &["long"], "i64", Some("<i8"), "I64"),
+    names("float16", &["half"], "f16", Some("<f2"), "F16"),
+    names("bfloat16", &[], "bf16", None, "BF16"),
+    names("float32", &["float"], "f32", Some("<f4"), "F32"),
+    names("float64", &["double"], "f64", Some("<f8"), "F64"),
+];
 
 impl fmt::Display for DType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(feature = "std")]
+impl core::str::FromStr for DType {
+    type Err = crate::error::Error;
+
+    /// [`DType::parse_name`], with an [`Error::UnknownDType`](crate::Error::UnknownDType)
+    /// that names the string.
+    fn from_str(s: &str) -> Result<DType, Self::Err> {
+        DType::parse_name(s).map_err(|e| crate::error::Error::UnknownDType {
+            name: s.into(),
+            big_endian: e == DTypeNameError::BigEndian,
+        })
     }
 }

@@ -250,8 +250,30 @@ impl DynTensor {
     }
 
     /// A tensor of `dtype` filled with `value` (converted like [`Scalar::to`](crate::Scalar::to)).
+    /// A value that does not fit `dtype` is an `Error::ScalarOverflow`, as PyTorch's
+    /// `torch.full((2,), 300, dtype=torch.uint8)` ("value cannot be converted to type uint8_t
+    /// without overflow"); the check is [`Scalar::fits`](crate::Scalar::fits) (u8 accepts
+    /// -255..=-1, which wrap; a float into an integer dtype must be finite and in range and
+    /// truncates; infinities and NaN fit every float dtype).
     pub fn full(dtype: DType, shape: &[usize], value: crate::Scalar) -> Result<DynTensor> {
+        crate::ops::plan::check_fits("full", value, dtype)?;
         crate::with_dtype!(dtype, T => Ok(Tensor::<T>::try_full(shape, value.to::<T>())?.into()))
+    }
+
+    /// `fill_`: writes `value` into every element of this tensor (any view; an expanded view
+    /// is refused as an output that overlaps itself). A value that does not fit the dtype is an
+    /// `Error::ScalarOverflow` (see [`DynTensor::full`]) and nothing is written.
+    pub fn try_fill_(&mut self, value: crate::Scalar) -> Result<()> {
+        let dtype = self.dtype();
+        crate::ops::plan::check_fits("fill_", value, dtype)?;
+        let src =
+            crate::with_dtype!(dtype, T => DynTensor::from(Tensor::<T>::scalar(value.to::<T>())));
+        self.try_copy_(&src)
+    }
+
+    /// [`DynTensor::try_fill_`], panicking on error.
+    pub fn fill_(&mut self, value: crate::Scalar) {
+        self.try_fill_(value).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// A tensor of `dtype` filled with ones.

@@ -81,6 +81,16 @@ pub enum Error {
     /// The allocator could not provide a buffer of this many bytes (or more than
     /// `isize::MAX` bytes were asked for).
     AllocationFailed { bytes: u128 },
+    /// A dtype name no naming scheme knows (or a big-endian NumPy type string).
+    UnknownDType { name: String, big_endian: bool },
+    /// Reading or writing a file or stream failed (the `std::io::Error`, as text).
+    Io { op: &'static str, reason: String },
+    /// Malformed input data: a corrupted or truncated `.npy` file, bytes that are not a valid
+    /// element (a bool byte other than 0/1), a length that does not match the shape.
+    Format {
+        format: &'static str,
+        reason: String,
+    },
 }
 
 fn shape_str(s: &[usize]) -> String {
@@ -174,6 +184,20 @@ impl fmt::Display for Error {
             Error::AllocationFailed { bytes } => {
                 write!(f, "allocation of {bytes} bytes failed")
             }
+            Error::UnknownDType {
+                name,
+                big_endian: false,
+            } => write!(f, "unknown dtype {name:?}"),
+            Error::UnknownDType {
+                name,
+                big_endian: true,
+            } => write!(
+                f,
+                "unsupported dtype {name:?}: big-endian data is not supported (convert it to \
+                 little-endian first, e.g. NumPy's `a.astype(a.dtype.newbyteorder('<'))`)"
+            ),
+            Error::Io { op, reason } => write!(f, "{op}: I/O error: {reason}"),
+            Error::Format { format, reason } => write!(f, "invalid {format} data: {reason}"),
         }
     }
 }

@@ -20,9 +20,13 @@ pub mod promotion;
 pub mod scalar;
 
 #[cfg(feature = "std")]
+pub mod compare;
+#[cfg(feature = "std")]
 pub mod dyn_tensor;
 #[cfg(feature = "std")]
 pub mod error;
+#[cfg(feature = "std")]
+pub mod io;
 #[cfg(feature = "std")]
 pub mod iter;
 #[cfg(feature = "std")]

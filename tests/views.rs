@@ -504,8 +504,13 @@ fn dyn_views_and_conversion() {
         d.try_select(0, 2),
         Err(Error::IndexOutOfRange { .. })
     ));
-    let f = DynTensor::full(DType::U8, &[2], Scalar::Int(300)).unwrap();
-    assert_eq!(f.as_typed::<u8>().unwrap().to_vec(), [44, 44]);
+    // PyTorch: "value cannot be converted to type uint8_t without overflow"; -1 wraps.
+    assert!(matches!(
+        DynTensor::full(DType::U8, &[2], Scalar::Int(300)),
+        Err(Error::ScalarOverflow { .. })
+    ));
+    let f = DynTensor::full(DType::U8, &[2], Scalar::Int(-1)).unwrap();
+    assert_eq!(f.as_typed::<u8>().unwrap().to_vec(), [255, 255]);
     let o = DynTensor::ones(DType::BF16, &[3]).unwrap();
     assert_eq!(format!("{o}"), "tensor([1., 1., 1.], dtype=torch.bfloat16)");
     assert_eq!(
