@@ -54,7 +54,7 @@ fn to_vec_converts_like_pytorch() {
     // Any layout: transposed, expanded.
     let m = dt(vec![1u8, 2, 3, 4, 5, 6], &[2, 3]);
     assert_eq!(m.t().to_vec::<i64>().unwrap(), vec![1, 4, 2, 5, 3, 6]);
-    let e = dt(vec![7i8], &[1]).expand(&[3]);
+    let e = dt(vec![7i8], &[1]).expand([3]);
     assert_eq!(e.to_vec::<f64>().unwrap(), vec![7.0; 3]);
     assert_eq!(
         DynTensor::zeros(DType::F32, &[0, 3])
@@ -71,8 +71,8 @@ fn equality_is_torch_equal() {
     assert!(!b.is_contiguous());
     assert!(a == b);
     assert!(a == a.clone());
-    assert!(a != a.reshape(&[3, 2]));
-    assert!(a != a.reshape(&[6]));
+    assert!(a != a.reshape([3, 2]));
+    assert!(a != a.reshape([6]));
     let mut c = a.clone();
     c.set(&[1, 2], 6.5).unwrap();
     assert!(a != c);
@@ -96,14 +96,14 @@ fn equality_is_torch_equal() {
     // Bool and expanded.
     let t = dt(vec![true, false], &[2]);
     assert_eq!(
-        t.expand(&[2, 2]),
+        t.expand([2, 2]),
         dt(vec![true, false, true, false], &[2, 2])
     );
 }
 
 #[test]
 fn equality_on_views_of_one_storage() {
-    let a = Tensor::<i64>::arange(0, 12, 1).unwrap().reshape(&[3, 4]);
+    let a = Tensor::<i64>::arange(0, 12, 1).unwrap().reshape([3, 4]);
     let s = a.slice(1, Some(1), None, 2);
     assert_eq!(s.try_equal(&s.share()), Ok(true));
     assert_eq!(s.try_equal(&a.slice(1, Some(0), None, 2)), Ok(false));
@@ -231,7 +231,7 @@ fn full_and_fill_refuse_values_that_do_not_fit() {
         assert_eq!(z, DynTensor::zeros(d, &[3, 2]).unwrap());
     }
     // A self-overlapping (expanded) view cannot be filled.
-    let mut e = DynTensor::zeros(DType::F32, &[1]).unwrap().expand(&[3]);
+    let mut e = DynTensor::zeros(DType::F32, &[1]).unwrap().expand([3]);
     assert!(matches!(
         e.try_fill_(Scalar::Int(1)),
         Err(Error::MemoryOverlap { .. })

@@ -50,7 +50,7 @@ fn little_endian_layout_of_the_bytes() {
     assert_eq!(a.select(0, 1).to_bytes().unwrap(), [4, 5, 6]);
     let e = Tensor::<i16>::from_vec(vec![258], &[1])
         .unwrap()
-        .expand(&[2, 2]);
+        .expand([2, 2]);
     assert_eq!(e.to_bytes().unwrap(), [2, 1, 2, 1, 2, 1, 2, 1]);
 }
 

@@ -74,13 +74,13 @@ fn round_trip_every_dtype_and_shape() {
 fn round_trip_layouts() {
     let base = sample(DType::I32, &[4, 6]);
     let views = [
-        base.t(),                                     // transposed: saved in Fortran order
-        base.slice(1, Some(1), None, 2),              // stepped
-        base.slice(0, None, None, -1),                // reversed
-        base.select(1, 3),                            // offset, 1-d
-        base.narrow(0, 1, 1).expand(&[3, 6]),         // stride 0
-        base.reshape(&[2, 2, 6]).permute(&[2, 0, 1]), // 3-d permuted
-        base.reshape(&[2, 2, 6]).permute(&[2, 1, 0]), // 3-d reversed: Fortran order
+        base.t(),                                    // transposed: saved in Fortran order
+        base.slice(1, Some(1), None, 2),             // stepped
+        base.slice(0, None, None, -1),               // reversed
+        base.select(1, 3),                           // offset, 1-d
+        base.narrow(0, 1, 1).expand([3, 6]),         // stride 0
+        base.reshape([2, 2, 6]).permute(&[2, 0, 1]), // 3-d permuted
+        base.reshape([2, 2, 6]).permute(&[2, 1, 0]), // 3-d reversed: Fortran order
         base.unsqueeze(0),
     ];
     for v in &views {
