@@ -5,12 +5,14 @@
 //!   the computation dtype to the monomorphised kernel);
 //! * `dyn_api`: the `DynTensor` methods (`try_add`, `add`, `add_`, `add_out`, ...);
 //! * `typed_api`: the `Tensor<T>` methods and `std::ops` operators, checked at compile time.
+//! * `join`: `cat` and `stack` (one promoted output, each input `copy_`'d into its slice);
 //! * `custom`: users' own functors on `Tensor<T>` (`map`, `zip_with`, ...) and `DynTensor`.
 
 pub mod binary;
 pub mod custom;
 pub mod dispatch;
 pub mod dyn_api;
+pub mod join;
 pub mod plan;
 pub mod promote;
 pub mod special;

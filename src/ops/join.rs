@@ -1,0 +1,127 @@
+//! `cat` and `stack` (PyTorch's): the output is allocated once in the promoted dtype and each
+//! input is written into its slice of it with `copy_`, i.e. through the iterator (any layout,
+//! casts in the loop, borrows and overlap rules as for every op).
+
+use crate::dtype::DType;
+use crate::dyn_tensor::DynTensor;
+use crate::error::{Error, Result};
+use crate::promotion::promote_types;
+
+fn invalid(op: &'static str, reason: String) -> Error {
+    Error::InvalidArgument { op, reason }
+}
+
+/// `dim` wrapped into `0..ndim` (negative counts from the end).
+fn wrap_dim(op: &'static str, dim: isize, ndim: usize) -> Result<usize> {
+    let n = ndim as isize;
+    let d = if dim < 0 { dim + n } else { dim };
+    if d < 0 || d >= n {
+        return Err(Error::IndexOutOfRange {
+            what: if op == "cat" { "cat dim" } else { "stack dim" },
+            index: dim,
+            bound: ndim,
+        });
+    }
+    Ok(d as usize)
+}
+
+/// `torch.cat(tensors, dim)`: the tensors joined along `dim`. All must have the same number of
+/// dims (at least 1) and equal sizes except along `dim`; 1-d empty tensors (`shape [0]`) are
+/// skipped, as PyTorch's legacy rule has it. The result dtype is the promotion of all inputs.
+pub fn cat(tensors: &[&DynTensor], dim: isize) -> Result<DynTensor> {
+    const OP: &str = "cat";
+    let Some(first) = tensors.iter().find(|t| t.shape() != [0]) else {
+        // Only legacy empties (or nothing): PyTorch returns an empty tensor of their dtype.
+        let t = tensors
+            .first()
+            .ok_or_else(|| invalid(OP, "expected a non-empty list of tensors".into()))?;
+        let dtype = tensors
+            .iter()
+            .fold(t.dtype(), |d, t| promote_types(d, t.dtype()));
+        return DynTensor::zeros(dtype, &[0]);
+    };
+    if first.ndim() == 0 {
+        return Err(invalid(
+            OP,
+            "zero-dimensional tensors cannot be concatenated".into(),
+        ));
+    }
+    let d = wrap_dim(OP, dim, first.ndim())?;
+    let mut shape = first.shape().to_vec();
+    shape[d] = 0;
+    let mut dtype: Option<DType> = None;
+    for (i, t) in tensors.iter().enumerate() {
+        dtype = Some(dtype.map_or(t.dtype(), |x| promote_types(x, t.dtype())));
+        if t.shape() == [0] {
+            continue;
+        }
+        let same_rank = t.ndim() == first.ndim();
+        let same_sizes =
+            same_rank && (0..t.ndim()).all(|k| k == d || t.shape()[k] == first.shape()[k]);
+        if !same_sizes {
+            return Err(invalid(
+                OP,
+                format!(
+                    "sizes of tensors must match except in dimension {d}: tensor 0 has shape \
+                     {:?}, tensor {i} has shape {:?}",
+                    first.shape(),
+                    t.shape()
+                ),
+            ));
+        }
+        shape[d] = shape[d]
+            .checked_add(t.shape()[d])
+            .ok_or(Error::NumelOverflow {
+                shape: shape.clone(),
+            })?;
+    }
+    let out = DynTensor::zeros(dtype.expect("at least one tensor"), &shape)?;
+    let mut at = 0usize;
+    for t in tensors.iter().filter(|t| t.shape() != [0]) {
+        let len = t.shape()[d];
+        let mut part = out.try_narrow(d as isize, at as isize, len)?;
+        part.try_copy_(t)?;
+        at += len;
+    }
+    Ok(out)
+}
+
+/// `torch.stack(tensors, dim)`: the tensors (all of one shape) joined along a new dim `dim`
+/// (`-1` is after the last), promoted like `cat`.
+pub fn stack(tensors: &[&DynTensor], dim: isize) -> Result<DynTensor> {
+    const OP: &str = "stack";
+    let first = tensors
+        .first()
+        .ok_or_else(|| invalid(OP, "expected a non-empty list of tensors".into()))?;
+    for (i, t) in tensors.iter().enumerate() {
+        if t.shape() != first.shape() {
+            return Err(invalid(
+                OP,
+                format!(
+                    "stack expects each tensor to be equal size, but got {:?} at entry 0 and \
+                     {:?} at entry {i}",
+                    first.shape(),
+                    t.shape()
+                ),
+            ));
+        }
+    }
+    let d = wrap_dim(OP, dim, first.ndim() + 1)?;
+    let parts = tensors
+        .iter()
+        .map(|t| t.try_unsqueeze(d as isize))
+        .collect::<Result<Vec<_>>>()?;
+    let refs: Vec<&DynTensor> = parts.iter().collect();
+    cat(&refs, d as isize)
+}
+
+impl DynTensor {
+    /// See [`cat`].
+    pub fn cat(tensors: &[&DynTensor], dim: isize) -> Result<DynTensor> {
+        cat(tensors, dim)
+    }
+    /// See [`stack`].
+    pub fn stack(tensors: &[&DynTensor], dim: isize) -> Result<DynTensor> {
+        stack(tensors, dim)
+    }
+}
