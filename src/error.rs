@@ -53,6 +53,8 @@ pub enum Error {
         what: &'static str,
         index: isize,
         bound: usize,
+        /// The dim the index runs along, where there is one.
+        dim: Option<usize>,
     },
     /// A view that reaches outside its storage, or strides that cannot express it.
     InvalidView { reason: String },
@@ -144,9 +146,21 @@ impl fmt::Display for Error {
             Error::DTypeMismatch { op, expected, got } => {
                 write!(f, "{op}: expected dtype {expected}, got {got}")
             }
-            Error::IndexOutOfRange { what, index, bound } => {
-                write!(f, "{what} {index} is out of range for size {bound}")
-            }
+            Error::IndexOutOfRange {
+                what,
+                index,
+                bound,
+                dim: None,
+            } => write!(f, "{what} {index} is out of range for size {bound}"),
+            Error::IndexOutOfRange {
+                what,
+                index,
+                bound,
+                dim: Some(d),
+            } => write!(
+                f,
+                "{what} {index} is out of range for dim {d} of size {bound}"
+            ),
             Error::InvalidView { reason } => write!(f, "invalid view: {reason}"),
             Error::NumelOverflow { shape } => write!(
                 f,

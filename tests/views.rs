@@ -688,3 +688,15 @@ fn shape_arguments_take_usize_slices_and_signed_minus_one() {
     assert_eq!(c.expand([4, -1]).shape(), &[4, 3]);
     assert!(a.try_reshape([usize::MAX]).is_err());
 }
+
+/// Errors name the op, the dim and the size.
+#[test]
+fn index_errors_name_op_dim_and_size() {
+    let t = Tensor::<f32>::zeros(&[3, 2]);
+    let msg = t.try_select(0, 3).unwrap_err().to_string();
+    assert_eq!(msg, "select: index 3 is out of range for dim 0 of size 3");
+    let msg = t.get(&[0, 5]).unwrap_err().to_string();
+    assert_eq!(msg, "get: index 5 is out of range for dim 1 of size 2");
+    let msg = t.try_narrow(1, 3, 1).unwrap_err().to_string();
+    assert_eq!(msg, "narrow: start 3 is out of range for dim 1 of size 2");
+}

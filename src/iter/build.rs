@@ -76,6 +76,7 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
                     what: "squash dim",
                     index: d as isize,
                     bound: shape.len(),
+                    dim: None,
                 });
             }
             shape[d] = 1;

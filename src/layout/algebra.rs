@@ -85,6 +85,7 @@ impl GroupedLayout {
                 what: "mode",
                 index: g as isize,
                 bound: self.rank(),
+                dim: None,
             });
         }
         let r = self.group_range(g);

@@ -132,6 +132,7 @@ impl Layout {
                     what: "coordinate",
                     index: c as isize,
                     bound: n,
+                    dim: None,
                 });
             }
         }
@@ -152,6 +153,7 @@ impl Layout {
                 what: "linear index",
                 index: i as isize,
                 bound: self.size(),
+                dim: None,
             });
         }
         Ok(self.index_of(&colex_to_coord(&self.shape, i)))
@@ -164,6 +166,7 @@ impl Layout {
                 what: "linear index",
                 index: i as isize,
                 bound: self.size(),
+                dim: None,
             });
         }
         Ok(self.index_of_linear(i))
@@ -221,6 +224,7 @@ impl Layout {
                             what: "coordinate",
                             index: c as isize,
                             bound: n,
+                            dim: None,
                         });
                     }
                     off += c as i128 * s as i128;

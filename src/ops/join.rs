@@ -20,6 +20,7 @@ fn wrap_dim(op: &'static str, dim: isize, ndim: usize) -> Result<usize> {
             what: if op == "cat" { "cat dim" } else { "stack dim" },
             index: dim,
             bound: ndim,
+            dim: None,
         });
     }
     Ok(d as usize)

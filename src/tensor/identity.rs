@@ -98,6 +98,7 @@ impl IdentityTensor {
                     what: "coordinate",
                     index: c as isize,
                     bound: m.size,
+                    dim: None,
                 });
             }
         }
@@ -146,6 +147,7 @@ impl IdentityTensor {
                         what: "coordinate",
                         index: c as isize,
                         bound: m.size,
+                        dim: None,
                     });
                 }
                 Some(c) => base[m.dim] = step(base[m.dim], c, m.stride)?,

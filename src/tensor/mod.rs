@@ -252,12 +252,13 @@ impl<T: Element> Tensor<T> {
                 ),
             });
         }
-        for (&i, &n) in index.iter().zip(self.shape()) {
+        for (d, (&i, &n)) in index.iter().zip(self.shape()).enumerate() {
             if i >= n {
                 return Err(Error::IndexOutOfRange {
-                    what: "index",
+                    what: "get: index",
                     index: i as isize,
                     bound: n,
+                    dim: Some(d),
                 });
             }
         }

@@ -8,7 +8,8 @@
 //!   input.
 //! * Dimensions are `isize`; negative dims count from the end (`-1` is the last). A dim outside
 //!   `-ndim..ndim` is [`Error::IndexOutOfRange`]. (`unsqueeze` accepts `-(ndim+1)..=ndim`.)
-//! * Shapes passed to `reshape`/`view`/`expand` are `&[isize]`; `-1` means "infer" for
+//! * Shapes passed to `reshape`/`view`/`expand` are any [`ShapeArg`]: `&[usize]` (another
+//!   tensor's `shape()`), arrays or `Vec`s; signed entries allow `-1`, which means "infer" for
 //!   `reshape`/`view` and "keep this size" for `expand`.
 //! * `slice` follows Python's slice semantics: `None` bounds default by the step's sign,
 //!   negative bounds count from the end, out-of-range bounds are clamped, negative steps give
@@ -31,6 +32,7 @@ pub(crate) fn wrap_dim(dim: isize, ndim: usize) -> Result<usize> {
             what: "dimension",
             index: dim,
             bound: ndim,
+            dim: None,
         });
     }
     Ok(d as usize)
@@ -324,9 +326,10 @@ impl<T: Element> Tensor<T> {
         let s = if start < 0 { start + n as isize } else { start };
         if s < 0 || s as usize > n {
             return Err(Error::IndexOutOfRange {
-                what: "narrow start",
+                what: "narrow: start",
                 index: start,
                 bound: n,
+                dim: Some(d),
             });
         }
         if len > n - s as usize {
@@ -354,9 +357,10 @@ impl<T: Element> Tensor<T> {
         let i = if index < 0 { index + n as isize } else { index };
         if i < 0 || i as usize >= n {
             return Err(Error::IndexOutOfRange {
-                what: "index",
+                what: "select: index",
                 index,
                 bound: n,
+                dim: Some(d),
             });
         }
         let mut l = self.layout.clone();
