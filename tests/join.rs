@@ -64,3 +64,13 @@ fn stack_adds_a_dim() {
     let s0 = DynTensor::stack(&[&DynTensor::scalar(DType::I32, 7.into())], 0).unwrap();
     assert_eq!(s0.shape(), &[1]);
 }
+
+#[test]
+fn typed_cat_and_stack() {
+    let a = Tensor::<i32>::from_vec(vec![1, 2], &[2]).unwrap();
+    let b = Tensor::<i32>::from_vec(vec![3], &[1]).unwrap();
+    assert_eq!(Tensor::cat(&[&a, &b], 0).unwrap().to_vec(), vec![1, 2, 3]);
+    let s = Tensor::stack(&[&a, &a], 1).unwrap();
+    assert_eq!(s.shape(), &[2, 2]);
+    assert_eq!(s.to_vec(), vec![1, 1, 2, 2]);
+}

@@ -126,3 +126,28 @@ impl DynTensor {
         stack(tensors, dim)
     }
 }
+
+impl<T: crate::DynElement> crate::Tensor<T> {
+    /// `torch.cat` of typed tensors (one element type, so the result is `T`); see [`cat`].
+    pub fn cat(tensors: &[&crate::Tensor<T>], dim: isize) -> Result<crate::Tensor<T>> {
+        let dyns: Vec<DynTensor> = tensors.iter().map(|t| T::wrap(t.share())).collect();
+        let refs: Vec<&DynTensor> = dyns.iter().collect();
+        typed(cat(&refs, dim)?)
+    }
+    /// `torch.stack` of typed tensors; see [`stack`].
+    pub fn stack(tensors: &[&crate::Tensor<T>], dim: isize) -> Result<crate::Tensor<T>> {
+        let dyns: Vec<DynTensor> = tensors.iter().map(|t| T::wrap(t.share())).collect();
+        let refs: Vec<&DynTensor> = dyns.iter().collect();
+        typed(stack(&refs, dim)?)
+    }
+}
+
+/// The result of joining tensors of one dtype has that dtype.
+fn typed<T: crate::DynElement>(d: DynTensor) -> Result<crate::Tensor<T>> {
+    let got = d.dtype();
+    T::unwrap(d).map_err(|_| Error::DTypeMismatch {
+        op: "cat",
+        expected: T::DTYPE,
+        got,
+    })
+}
