@@ -6,6 +6,7 @@
 
 use crate::dyn_tensor::{DynElement, DynTensor};
 use crate::element::{Element, Value, convert_value};
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use crate::tensor::Tensor;
@@ -82,7 +83,7 @@ impl DynTensor {
                 });
             }
         }
-        let shape = broadcast_shapes("allclose", self.shape(), other.shape())?;
+        let shape = crate::iter::broadcast_shapes("allclose", self.shape(), other.shape())?;
         let a = self.try_broadcast_to(&shape)?.to_vec::<f64>()?;
         let b = other.try_broadcast_to(&shape)?.to_vec::<f64>()?;
         Ok(a.iter()
@@ -98,29 +99,6 @@ fn is_close(a: f64, b: f64, rtol: f64, atol: f64, equal_nan: bool) -> bool {
     }
     let diff = (a - b).abs();
     diff.is_finite() && diff <= atol + (rtol * b).abs()
-}
-
-/// The broadcast shape of two shapes (NumPy's rules), or `Error::ShapeMismatch`.
-fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
-    let n = a.len().max(b.len());
-    let dim = |s: &[usize], i: usize| {
-        if i < n - s.len() {
-            1
-        } else {
-            s[i - (n - s.len())]
-        }
-    };
-    (0..n)
-        .map(|i| match (dim(a, i), dim(b, i)) {
-            (x, y) if x == y || y == 1 => Ok(x),
-            (1, y) => Ok(y),
-            _ => Err(Error::ShapeMismatch {
-                op,
-                lhs: a.to_vec(),
-                rhs: b.to_vec(),
-            }),
-        })
-        .collect()
 }
 
 impl<T: Element> Tensor<T> {
@@ -150,15 +128,17 @@ impl<T: DynElement> Tensor<T> {
 /// `torch.equal` ([`Tensor::try_equal`]); panics where that returns `Err` (a borrow conflict:
 /// another thread writing one of the storages, or a failed allocation).
 impl<T: Element> PartialEq for Tensor<T> {
+    #[track_caller]
     fn eq(&self, other: &Self) -> bool {
-        self.try_equal(other).unwrap_or_else(|e| panic!("{e}"))
+        self.try_equal(other).or_panic()
     }
 }
 
 /// `torch.equal` ([`DynTensor::try_equal`]): different dtypes are unequal. Panics where
 /// `try_equal` returns `Err`.
 impl PartialEq for DynTensor {
+    #[track_caller]
     fn eq(&self, other: &Self) -> bool {
-        self.try_equal(other).unwrap_or_else(|e| panic!("{e}"))
+        self.try_equal(other).or_panic()
     }
 }

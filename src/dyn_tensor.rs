@@ -272,8 +272,9 @@ impl DynTensor {
     }
 
     /// [`DynTensor::try_fill_`], panicking on error.
+    #[track_caller]
     pub fn fill_(&mut self, value: crate::Scalar) {
-        self.try_fill_(value).unwrap_or_else(|e| panic!("{e}"))
+        self.try_fill_(value).or_panic()
     }
 
     /// A tensor of `dtype` filled with ones.

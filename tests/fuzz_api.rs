@@ -263,23 +263,23 @@ fn call<R>(
     what: &dyn Fn() -> String,
     f: impl FnOnce() -> weft::Result<R>,
 ) -> Option<weft::Result<R>> {
-    cx.log(what);
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => Some(r),
-        Err(_) => {
-            let p = last_panic();
-            cx.find(
-                &format!("panic-in-result-fn {name}"),
-                format!("{} panicked: {p}", what()),
-            );
-            None
-        }
-    }
+    caught(cx, "panic-in-result-fn", name, what, f)
 }
 
 /// Calls an infallible API that must not panic for any input (layout algebra).
 fn call_plain<R>(
     cx: &mut Ctx,
+    name: &str,
+    what: &dyn Fn() -> String,
+    f: impl FnOnce() -> R,
+) -> Option<R> {
+    caught(cx, "panic", name, what, f)
+}
+
+/// Runs `f`, logging the call; a panic is recorded as a finding of kind `"{kind} {name}"`.
+fn caught<R>(
+    cx: &mut Ctx,
+    kind: &str,
     name: &str,
     what: &dyn Fn() -> String,
     f: impl FnOnce() -> R,
@@ -290,7 +290,7 @@ fn call_plain<R>(
         Err(_) => {
             let p = last_panic();
             cx.find(
-                &format!("panic {name}"),
+                &format!("{kind} {name}"),
                 format!("{} panicked: {p}", what()),
             );
             None

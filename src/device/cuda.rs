@@ -549,7 +549,7 @@ impl CudaContext {
         }
         let mut shape = broadcast_shapes(inputs)?;
         if let Some(extra) = also_broadcast {
-            shape = broadcast_pair(&shape, extra)?;
+            shape = crate::iter::broadcast_shapes("cuda launch", &shape, extra)?.to_vec();
         }
         let out = self.zeros(out_dtype, &shape)?;
         let numel = out.numel();
@@ -806,47 +806,11 @@ fn layout_error(e: LayoutError) -> Error {
     }
 }
 
-fn broadcast_pair(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
-    let nd = a.len().max(b.len());
-    let get = |s: &[usize], d: usize| {
-        if d < nd - s.len() {
-            1
-        } else {
-            s[d - (nd - s.len())]
-        }
-    };
-    (0..nd)
-        .map(|d| match (get(a, d), get(b, d)) {
-            (x, y) if x == y || y == 1 => Ok(x),
-            (1, y) => Ok(y),
-            _ => Err(Error::ShapeMismatch {
-                op: "cuda launch",
-                lhs: a.to_vec(),
-                rhs: b.to_vec(),
-            }),
-        })
-        .collect()
-}
-
+/// The broadcast shape of the inputs (the iterator's broadcasting, pairwise).
 fn broadcast_shapes(inputs: &[&CudaTensor]) -> Result<Vec<usize>> {
-    let nd = inputs.iter().map(|t| t.layout.ndim()).max().unwrap_or(0);
-    let mut shape = vec![1usize; nd];
-    for t in inputs {
-        let s = t.layout.shape();
-        for (i, &n) in s.iter().enumerate() {
-            let d = nd - s.len() + i;
-            if shape[d] == 1 {
-                shape[d] = n;
-            } else if n != 1 && n != shape[d] {
-                return Err(Error::ShapeMismatch {
-                    op: "cuda launch",
-                    lhs: shape.clone(),
-                    rhs: s.to_vec(),
-                });
-            }
-        }
-    }
-    Ok(shape)
+    inputs.iter().try_fold(Vec::new(), |shape, t| {
+        Ok(crate::iter::broadcast_shapes("cuda launch", &shape, t.layout.shape())?.to_vec())
+    })
 }
 
 /// Byte strides of `t` viewed with `shape` (right-aligned; expanded dims get stride 0).

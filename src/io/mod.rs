@@ -130,3 +130,20 @@ impl DynTensor {
         crate::dispatch!(self, t => t.to_bytes())
     }
 }
+
+/// Reads a whole file; the error names the op and the path.
+pub(crate) fn read_file(op: &'static str, path: &std::path::Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| file_error(op, path, e))
+}
+
+/// Writes a whole file; the error names the op and the path.
+pub(crate) fn write_file(op: &'static str, path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    std::fs::write(path, bytes).map_err(|e| file_error(op, path, e))
+}
+
+fn file_error(op: &'static str, path: &std::path::Path, e: std::io::Error) -> Error {
+    Error::Io {
+        op,
+        reason: format!("{}: {e}", path.display()),
+    }
+}

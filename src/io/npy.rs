@@ -360,10 +360,7 @@ fn read_exact<R: Read>(r: &mut R, buf: &mut [u8]) -> Result<()> {
 /// Loads a `.npy` file (read whole, then decoded once into the tensor's storage).
 pub fn load_npy(path: impl AsRef<Path>) -> Result<DynTensor> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|e| Error::Io {
-        op: "load_npy",
-        reason: format!("{}: {e}", path.display()),
-    })?;
+    let bytes = super::read_file("load_npy", path)?;
     from_npy_bytes(&bytes)
 }
 
@@ -436,8 +433,5 @@ pub fn write_npy<W: Write>(w: &mut W, t: &DynTensor) -> Result<()> {
 pub fn save_npy(path: impl AsRef<Path>, t: &DynTensor) -> Result<()> {
     let path = path.as_ref();
     let bytes = to_npy_bytes(t)?;
-    std::fs::write(path, bytes).map_err(|e| Error::Io {
-        op: "save_npy",
-        reason: format!("{}: {e}", path.display()),
-    })
+    super::write_file("save_npy", path, &bytes)
 }

@@ -93,10 +93,7 @@ pub fn to_safetensors_bytes<'a, S: AsRef<str>>(
 /// Loads every tensor of a `.safetensors` file (read whole, then copied into storages).
 pub fn load_safetensors(path: impl AsRef<Path>) -> Result<BTreeMap<String, DynTensor>> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|e| Error::Io {
-        op: "load_safetensors",
-        reason: format!("{}: {e}", path.display()),
-    })?;
+    let bytes = super::read_file("load_safetensors", path)?;
     from_safetensors_bytes(&bytes)
 }
 
@@ -107,8 +104,5 @@ pub fn save_safetensors<'a, S: AsRef<str>>(
 ) -> Result<()> {
     let path = path.as_ref();
     let bytes = to_safetensors_bytes(tensors)?;
-    std::fs::write(path, bytes).map_err(|e| Error::Io {
-        op: "save_safetensors",
-        reason: format!("{}: {e}", path.display()),
-    })
+    super::write_file("save_safetensors", path, &bytes)
 }

@@ -329,8 +329,9 @@ fn finish(it: &mut TensorIterator) -> Result<()> {
     Ok(())
 }
 
-/// NumPy/PyTorch broadcasting of two shapes (`infer_size`).
-fn broadcast(name: &'static str, a: &[usize], b: &[usize]) -> Result<DimVec<usize>> {
+/// NumPy/PyTorch broadcasting of two shapes (`infer_size`): the one implementation, used by
+/// the iterator, `allclose` and the device launcher (`crate::iter::broadcast_shapes`).
+pub(crate) fn broadcast(name: &'static str, a: &[usize], b: &[usize]) -> Result<DimVec<usize>> {
     let nd = a.len().max(b.len());
     let mut out = DimVec::filled(nd, 0);
     for i in 0..nd {

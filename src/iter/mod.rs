@@ -51,6 +51,7 @@ mod overlap;
 mod run;
 mod small;
 
+pub(crate) use build::broadcast as broadcast_shapes;
 pub use config::IterConfig;
 pub(crate) use overlap::is_non_overlapping_and_dense;
 pub use run::LoopCost;

@@ -2,7 +2,6 @@
 //! input is written into its slice of it with `copy_`, i.e. through the iterator (any layout,
 //! casts in the loop, borrows and overlap rules as for every op).
 
-use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
 use crate::error::{Error, Result};
 use crate::promotion::promote_types;
@@ -31,14 +30,13 @@ fn wrap_dim(op: &'static str, dim: isize, ndim: usize) -> Result<usize> {
 /// skipped, as PyTorch's legacy rule has it. The result dtype is the promotion of all inputs.
 pub fn cat(tensors: &[&DynTensor], dim: isize) -> Result<DynTensor> {
     const OP: &str = "cat";
+    let dtype = tensors
+        .iter()
+        .map(|t| t.dtype())
+        .reduce(promote_types)
+        .ok_or_else(|| invalid(OP, "expected a non-empty list of tensors".into()))?;
     let Some(first) = tensors.iter().find(|t| t.shape() != [0]) else {
-        // Only legacy empties (or nothing): PyTorch returns an empty tensor of their dtype.
-        let t = tensors
-            .first()
-            .ok_or_else(|| invalid(OP, "expected a non-empty list of tensors".into()))?;
-        let dtype = tensors
-            .iter()
-            .fold(t.dtype(), |d, t| promote_types(d, t.dtype()));
+        // Only legacy empties: PyTorch returns an empty tensor of their promoted dtype.
         return DynTensor::zeros(dtype, &[0]);
     };
     if first.ndim() == 0 {
@@ -50,9 +48,7 @@ pub fn cat(tensors: &[&DynTensor], dim: isize) -> Result<DynTensor> {
     let d = wrap_dim(OP, dim, first.ndim())?;
     let mut shape = first.shape().to_vec();
     shape[d] = 0;
-    let mut dtype: Option<DType> = None;
     for (i, t) in tensors.iter().enumerate() {
-        dtype = Some(dtype.map_or(t.dtype(), |x| promote_types(x, t.dtype())));
         if t.shape() == [0] {
             continue;
         }
@@ -76,7 +72,7 @@ pub fn cat(tensors: &[&DynTensor], dim: isize) -> Result<DynTensor> {
                 shape: shape.clone(),
             })?;
     }
-    let out = DynTensor::zeros(dtype.expect("at least one tensor"), &shape)?;
+    let out = DynTensor::zeros(dtype, &shape)?;
     let mut at = 0usize;
     for t in tensors.iter().filter(|t| t.shape() != [0]) {
         let len = t.shape()[d];

@@ -59,14 +59,6 @@ impl<T: Element> Tensor<T> {
 
     /// A contiguous tensor copied from `data`, with `shape`.
     pub fn from_slice(data: &[T], shape: &[usize]) -> Result<Self> {
-        Self::check_len(data, shape)?;
-        Ok(Tensor {
-            storage: Arc::new(Storage::try_from_slice(data)?),
-            layout: Layout::contiguous(shape),
-        })
-    }
-
-    fn check_len(data: &[T], shape: &[usize]) -> Result<()> {
         let n = checked_numel(shape, size_of::<T>())?;
         if n != data.len() {
             return Err(Error::NumelMismatch {
@@ -76,7 +68,10 @@ impl<T: Element> Tensor<T> {
                 got: data.len(),
             });
         }
-        Ok(())
+        Ok(Tensor {
+            storage: Arc::new(Storage::try_from_slice(data)?),
+            layout: Layout::contiguous(shape),
+        })
     }
 
     /// A contiguous tensor of zeros (`empty` is the same: storage is always initialised).
@@ -108,12 +103,15 @@ impl<T: Element> Tensor<T> {
             });
         }
         let layout = Layout::new(shape.to_vec(), strides.to_vec(), 0)?;
-        // Non-negative strides from offset 0: the storage needs one past the highest index.
-        let len = layout
-            .checked_extent()?
-            .map_or(0, |(_, hi)| hi as usize + 1);
+        checked_numel(shape, size_of::<T>())?;
+        // Non-negative strides from offset 0: the storage needs one past the highest index
+        // (`Layout::new` validated the extent), so the layout fits it by construction.
+        let len = layout.extent().map_or(0, |(_, hi)| hi as usize + 1);
         checked_numel(&[len], size_of::<T>())?;
-        Tensor::from_parts(Arc::new(Storage::try_zeroed(len)?), layout)
+        Ok(Tensor {
+            storage: Arc::new(Storage::try_zeroed(len)?),
+            layout,
+        })
     }
 
     #[track_caller]
@@ -188,32 +186,66 @@ impl<T: Element> Tensor<T> {
     /// A deep copy (see the `Clone` impl): a dense layout (some permutation of its dims
     /// row-major, strides >= 0) keeps its strides, any other becomes contiguous.
     pub fn try_clone(&self) -> Result<Tensor<T>> {
+        self.copy_elements("clone", true)
+    }
+
+    /// A fresh storage holding this tensor's elements. A dense layout is copied as one block
+    /// from `offset` when `keep_dense_strides` (the copy keeps the strides) or when it is
+    /// row-major already; anything else is gathered in row-major order into a contiguous
+    /// tensor. One copy, no intermediate `Vec`.
+    pub(crate) fn copy_elements(
+        &self,
+        op: &'static str,
+        keep_dense_strides: bool,
+    ) -> Result<Tensor<T>> {
         let n = self.numel();
-        if n > 0 && crate::iter::is_non_overlapping_and_dense(&self.layout) {
-            let _read = self.storage.borrow("clone", false)?;
-            let storage = Storage::try_zeroed(n)?;
+        let storage = Storage::try_zeroed(n)?;
+        let dst = storage.as_mut_ptr();
+        let _read = self.storage.borrow(op, false)?;
+        let block = n > 0
+            && (self.is_contiguous()
+                || (keep_dense_strides && crate::iter::is_non_overlapping_and_dense(&self.layout)));
+        let layout = if block {
             // SAFETY: a dense layout with non-negative strides covers exactly the n elements
             // from `offset` (inside the storage: checked at construction), read under a shared
             // borrow; the destination is fresh, n long, not shared yet.
             unsafe {
-                std::ptr::copy_nonoverlapping(
-                    self.storage.as_ptr().add(self.layout.offset),
-                    storage.as_mut_ptr(),
-                    n,
-                )
+                std::ptr::copy_nonoverlapping(self.storage.as_ptr().add(self.layout.offset), dst, n)
             };
             let mut layout = self.layout.clone();
             layout.offset = 0;
-            return Ok(Tensor {
-                storage: Arc::new(storage),
-                layout,
+            layout
+        } else {
+            let mut i = 0;
+            self.walk_row_major(|v| {
+                // SAFETY: `walk_row_major` calls this exactly n times; `dst` is fresh, n long.
+                unsafe { dst.add(i).write(v) };
+                i += 1;
             });
-        }
-        let data = self.try_to_vec()?;
+            Layout::contiguous(self.shape())
+        };
         Ok(Tensor {
-            storage: Arc::new(Storage::try_from_slice(&data)?),
-            layout: Layout::contiguous(self.shape()),
+            storage: Arc::new(storage),
+            layout,
         })
+    }
+
+    /// Calls `f` on every element in row-major order. The caller holds a shared borrow.
+    fn walk_row_major(&self, mut f: impl FnMut(T)) {
+        let base = self.storage.as_ptr();
+        let mut coord = vec![0usize; self.ndim()];
+        for _ in 0..self.numel() {
+            // SAFETY: coord is in bounds, the layout fits the storage, and the caller's shared
+            // borrow excludes writers.
+            f(unsafe { *base.offset(self.layout.index_of(&coord)) });
+            for d in (0..coord.len()).rev() {
+                coord[d] += 1;
+                if coord[d] < self.layout.shape[d] {
+                    break;
+                }
+                coord[d] = 0;
+            }
+        }
     }
 
     /// Whether this handle is the only one to its storage (then ops may reuse the buffer).
@@ -315,18 +347,7 @@ impl<T: Element> Tensor<T> {
             });
             return Ok(out);
         }
-        let mut coord = vec![0usize; self.ndim()];
-        for _ in 0..n {
-            // SAFETY: coord is in bounds, layout fits the storage.
-            out.push(unsafe { *base.offset(self.layout.index_of(&coord)) });
-            for d in (0..coord.len()).rev() {
-                coord[d] += 1;
-                if coord[d] < self.layout.shape[d] {
-                    break;
-                }
-                coord[d] = 0;
-            }
-        }
+        self.walk_row_major(|v| out.push(v));
         Ok(out)
     }
 
@@ -342,11 +363,7 @@ impl<T: Element> Tensor<T> {
         if self.is_contiguous() {
             return Ok(self.share());
         }
-        let data = self.try_to_vec()?;
-        Ok(Tensor {
-            storage: Arc::new(Storage::try_from_slice(&data)?),
-            layout: Layout::contiguous(self.shape()),
-        })
+        self.copy_elements("contiguous", false)
     }
 }
 

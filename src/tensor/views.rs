@@ -524,7 +524,11 @@ impl<T: Element> Tensor<T> {
         let new_shape = infer_shape("reshape", &shape.dims()?, self.numel())?;
         match compute_stride(self.shape(), self.strides(), &new_shape) {
             Some(strides) => self.view_parts(new_shape, strides, self.offset()),
-            None => Tensor::from_vec(self.try_to_vec()?, &new_shape),
+            None => {
+                let strides = crate::layout::contiguous_strides(&new_shape);
+                self.copy_elements("reshape", false)?
+                    .view_parts(new_shape, strides, 0)
+            }
         }
     }
     #[track_caller]
