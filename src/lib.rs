@@ -8,6 +8,8 @@
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
+// `gpu_kernel_list!` nests one macro call per op-table line.
+#![recursion_limit = "512"]
 #![cfg_attr(feature = "std", doc = include_str!("../README.md"))]
 
 pub use half;

@@ -11,6 +11,9 @@
 //!   `align_of::<T>()`;
 //! * the PTX parameter parser on the forms it accepts and refuses.
 
+// `weft::gpu_kernel_list!` nests one macro call per op-table line.
+#![recursion_limit = "512"]
+
 use std::collections::HashMap;
 use std::mem::offset_of;
 use weft::device::KERNELS_PTX;
@@ -58,25 +61,25 @@ macro_rules! arity {
 /// device crate does (`gpu/kernels/src/device.rs`), `WithScalar<F, B>` for `, scalar`.
 macro_rules! host_sigs {
     (@push $v:ident;) => {};
-    (@push $v:ident; $name:literal ($A:ty, $B:ty) => $F:path, scalar: [$($t:ident),*]; $($rest:tt)*) => {
+    (@push $v:ident; $name:ident ($A:ty, $B:ty) => $F:path, scalar: [$($t:ident),*]; $($rest:tt)*) => {
         $({
             #[allow(dead_code)]
             type T = $t;
-            $v.push(HostSig::new::<$F>(concat!($name, "_", stringify!($t)), stringify!($F), 2));
+            $v.push(HostSig::new::<$F>(concat!(stringify!($name), "_", stringify!($t)), stringify!($F), 2));
             $v.push(HostSig::new::<WithScalar<$F, $B>>(
-                concat!($name, "_scalar_", stringify!($t)),
+                concat!(stringify!($name), "_scalar_", stringify!($t)),
                 stringify!(WithScalar<$F, $B>),
                 1,
             ));
         })*
         host_sigs!(@push $v; $($rest)*);
     };
-    (@push $v:ident; $name:literal $args:tt => $F:path: [$($t:ident),*]; $($rest:tt)*) => {
+    (@push $v:ident; $name:ident $args:tt => $F:path: [$($t:ident),*]; $($rest:tt)*) => {
         $({
             #[allow(dead_code)]
             type T = $t;
             $v.push(HostSig::new::<$F>(
-                concat!($name, "_", stringify!($t)),
+                concat!(stringify!($name), "_", stringify!($t)),
                 stringify!($F),
                 arity!($args),
             ));

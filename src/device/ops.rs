@@ -245,20 +245,13 @@ macro_rules! binary_methods {
     };
 }
 
-binary_methods! {
-    add, try_add => Add; sub, try_sub => Sub; mul, try_mul => Mul; div, try_div => Div;
-    floor_divide, try_floor_divide => FloorDivide; remainder, try_remainder => Remainder;
-    fmod, try_fmod => Fmod; pow, try_pow => Pow; atan2, try_atan2 => Atan2;
-    maximum, try_maximum => Maximum; minimum, try_minimum => Minimum;
-    eq, try_eq => Eq; ne, try_ne => Ne; lt, try_lt => Lt; le, try_le => Le; gt, try_gt => Gt;
-    ge, try_ge => Ge; logical_and, try_logical_and => LogicalAnd;
-    logical_or, try_logical_or => LogicalOr; logical_xor, try_logical_xor => LogicalXor;
-    bitwise_and, try_bitwise_and => BitwiseAnd; bitwise_or, try_bitwise_or => BitwiseOr;
-    bitwise_xor, try_bitwise_xor => BitwiseXor;
-    bitwise_left_shift, try_bitwise_left_shift => BitwiseLeftShift;
-    bitwise_right_shift, try_bitwise_right_shift => BitwiseRightShift;
-    copysign, try_copysign => Copysign; hypot, try_hypot => Hypot;
+/// The methods of every binary op of the table.
+macro_rules! device_binary_methods {
+    (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
+        paste::paste! { binary_methods! { $($name, [<try_ $name>] => $Op;)* } }
+    };
 }
+crate::binary_op_table!(device_binary_methods);
 
 macro_rules! unary_methods {
     ($($name:ident, $try_name:ident => $op:ident;)*) => {
@@ -276,20 +269,17 @@ macro_rules! unary_methods {
     };
 }
 
-unary_methods! {
-    neg, try_neg => Neg; abs, try_abs => Abs; sign, try_sign => Sign; relu, try_relu => Relu;
-    exp, try_exp => Exp; expm1, try_expm1 => Expm1; log, try_log => Log; log1p, try_log1p => Log1p;
-    log2, try_log2 => Log2; log10, try_log10 => Log10; sqrt, try_sqrt => Sqrt;
-    rsqrt, try_rsqrt => Rsqrt; reciprocal, try_reciprocal => Reciprocal; square, try_square => Square;
-    sin, try_sin => Sin; cos, try_cos => Cos; tan, try_tan => Tan; asin, try_asin => Asin;
-    acos, try_acos => Acos; atan, try_atan => Atan; sinh, try_sinh => Sinh; cosh, try_cosh => Cosh;
-    tanh, try_tanh => Tanh; sigmoid, try_sigmoid => Sigmoid; silu, try_silu => Silu;
-    softplus, try_softplus => Softplus; erf, try_erf => Erf; floor, try_floor => Floor;
-    ceil, try_ceil => Ceil; round, try_round => Round; trunc, try_trunc => Trunc;
-    frac, try_frac => Frac; logical_not, try_logical_not => LogicalNot;
-    bitwise_not, try_bitwise_not => BitwiseNot; isnan, try_isnan => IsNan;
-    isinf, try_isinf => IsInf; isfinite, try_isfinite => IsFinite;
+/// The methods of every unary op of the table (but those with `OwnMethods`).
+macro_rules! device_unary_methods {
+    (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
+        paste::paste! {$(
+            device_unary_methods!(@line [$($flag)*] $name, [<try_ $name>] => $Op);
+        )*}
+    };
+    (@line [OwnMethods $($flag:ident)*] $($t:tt)*) => {};
+    (@line [$($flag:ident)*] $($t:tt)*) => { unary_methods! { $($t)*; } };
 }
+crate::unary_op_table!(device_unary_methods);
 
 impl CudaTensor {
     /// `self.to(dtype)`: PyTorch's conversion (`convert_value`), through the `copy` kernels.

@@ -34,7 +34,10 @@ pub use logical_bitwise::{
     LogicalNot, LogicalOr, LogicalXor, Truthy,
 };
 pub use select::{Addcmul, Cast, Lerp, LerpScalar, MaskedFill, Where};
-pub use table::{BinaryOp, UnaryOp, binary_out_dtype, unary_out_dtype};
+pub use table::{
+    BinaryOp, Cost, DTypeSet, OpFlag, OpInfo, ResultRule, UnaryOp, binary_out_dtype,
+    unary_out_dtype,
+};
 pub use unary_float::{
     Acos, Asin, Atan, Ceil, Cos, Cosh, Erf, Exp, Expm1, Floor, Frac, Log, Log1p, Log2, Log10,
     Round, Rsqrt, Sin, Sinh, Sqrt, Tan, Tanh, Trunc,

@@ -1,121 +1,412 @@
-//! The op tables: names, and which dtypes each op accepts and produces. This is the runtime
-//! mirror of which `Functor` impls exist (checked against PyTorch's `promotion.json` by
-//! `tests/functors.rs`).
+//! THE op table: one line per elementwise op, read by everything that lists ops. Adding an op
+//! is its functor plus one line here; generated from these lines:
+//! * the op enums [`BinaryOp`] / [`UnaryOp`] and their [`OpInfo`] (dtype rules, checks, cost),
+//! * the CPU dispatch from a computation dtype to a monomorphised inner loop (`ops::binary`,
+//!   `ops::unary`),
+//! * the `Tensor<T>` methods (bounded by the functor's impls, so result types are static), the
+//!   `DynTensor` methods and the device tensor methods (`paste`d names: `x`, `try_x`, `x_`,
+//!   `try_x_`, `x_out`, `try_x_out`),
+//! * the GPU kernel list (`device::kernel_list`, compiled to PTX by gpu/kernels) and the names
+//!   the host launches,
+//! * the tests' op lists (`BinaryOp::ALL`, `UnaryOp::ALL`).
+//!
+//! # Line format
+//!
+//! ```text
+//! Variant name: dtypes -> result, cost [flags];
+//! ```
+//! * `Variant`: the enum variant and the functor `crate::functors::Variant` (its `Default`
+//!   value is the functor the op runs);
+//! * `name`: PyTorch's name (`floor_divide`), the method names and the kernel names;
+//! * `dtypes`: the computation dtypes the functor exists for: `all`, `numeric` (no bool),
+//!   `float`, `integral` (integers and bool), `int` (see [`DTypeSet`]);
+//! * `result`: `same` (the computation dtype), `bool` (a predicate), `to_float` (integer and
+//!   bool operands compute in the default float, `exp(int) -> f32`) (see [`ResultRule`]);
+//! * `cost`: per-element cost class for the parallel grain and GPU outlining ([`Cost`]);
+//! * `flags`: [`OpFlag`] names; `ScalarKernel` and `OwnMethods`, when present, come first.
 //!
 //! Binary ops run in a *computation dtype*: the promoted dtype of the operands
-//! ([`crate::promotion`]), moved to f32 for ops that only exist for floats (true `div`,
-//! `atan2`, `copysign`, `hypot`), then checked against the op's supported set.
+//! ([`crate::promotion`]), moved to f32 for `to_float` ops, then checked against `dtypes`.
 
 use crate::dtype::{Category, DType};
 use crate::promotion::promote_types;
 
-macro_rules! op_enum {
-    ($(#[$m:meta])* $enum:ident { $($v:ident = $name:literal),* $(,)? }) => {
-        $(#[$m])*
-        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-        pub enum $enum { $($v),* }
-        impl $enum {
-            /// Every op, in declaration order.
-            pub const ALL: &'static [$enum] = &[$($enum::$v),*];
-            /// PyTorch's name (`floor_divide`, `bitwise_left_shift`, ...).
-            pub const fn name(self) -> &'static str {
-                match self { $($enum::$v => $name),* }
-            }
-            /// The op named `name` (PyTorch's spelling).
-            pub fn from_name(name: &str) -> Option<$enum> {
-                match name { $($name => Some($enum::$v),)* _ => None }
-            }
+/// The binary op table (format: see the module docs). `binary_op_table!(m)` expands to
+/// `m! { () LINE* }`; `binary_op_table!(@with (args) m)` to `m! { (args) LINE* }`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! binary_op_table {
+    (@with ($($args:tt)*) $($m:tt)+) => { $($m)+! { ($($args)*)
+        Add add: all -> same, Cheap [ScalarKernel F32Blocks];
+        Sub sub: numeric -> same, Cheap [ScalarKernel F32Blocks NoBoolOperand];
+        Mul mul: all -> same, Cheap [ScalarKernel F32Blocks ScalarOpmath];
+        Div div: float -> to_float, Moderate [ScalarKernel F32Blocks ScalarOpmath];
+        FloorDivide floor_divide: numeric -> same, Moderate [IntDivision ScalarOpmath];
+        Remainder remainder: numeric -> same, Moderate [IntDivision];
+        Fmod fmod: numeric -> same, Moderate [IntDivision];
+        Pow pow: numeric -> same, Expensive [ScalarExponent];
+        Atan2 atan2: float -> to_float, Expensive [];
+        Maximum maximum: all -> same, Cheap [];
+        Minimum minimum: all -> same, Cheap [];
+        Eq eq: all -> bool, Cheap [];
+        Ne ne: all -> bool, Cheap [];
+        Lt lt: all -> bool, Cheap [];
+        Le le: all -> bool, Cheap [];
+        Gt gt: all -> bool, Cheap [];
+        Ge ge: all -> bool, Cheap [];
+        LogicalAnd logical_and: all -> bool, Cheap [];
+        LogicalOr logical_or: all -> bool, Cheap [];
+        LogicalXor logical_xor: all -> bool, Cheap [];
+        BitwiseAnd bitwise_and: integral -> same, Cheap [];
+        BitwiseOr bitwise_or: integral -> same, Cheap [];
+        BitwiseXor bitwise_xor: integral -> same, Cheap [];
+        BitwiseLeftShift bitwise_left_shift: int -> same, Cheap [];
+        BitwiseRightShift bitwise_right_shift: int -> same, Cheap [];
+        Copysign copysign: float -> to_float, Cheap [];
+        Hypot hypot: float -> to_float, Expensive [];
+    }};
+    ($($m:tt)+) => { $crate::binary_op_table! { @with () $($m)+ } };
+}
+
+/// The unary op table (format: see the module docs).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! unary_op_table {
+    (@with ($($args:tt)*) $($m:tt)+) => { $($m)+! { ($($args)*)
+        Neg neg: numeric -> same, Cheap [];
+        Abs abs: numeric -> same, Cheap [];
+        Sign sign: all -> same, Cheap [];
+        Relu relu: numeric -> same, Cheap [];
+        Exp exp: float -> to_float, Expensive [VectorF32];
+        Expm1 expm1: float -> to_float, Expensive [];
+        Log log: float -> to_float, Expensive [];
+        Log1p log1p: float -> to_float, Expensive [];
+        Log2 log2: float -> to_float, Expensive [];
+        Log10 log10: float -> to_float, Expensive [];
+        Sqrt sqrt: float -> to_float, Moderate [];
+        Rsqrt rsqrt: float -> to_float, Moderate [];
+        Reciprocal reciprocal: float -> to_float, Moderate [];
+        Square square: numeric -> same, Cheap [ViaPow];
+        Sin sin: float -> to_float, Expensive [];
+        Cos cos: float -> to_float, Expensive [];
+        Tan tan: float -> to_float, Expensive [];
+        Asin asin: float -> to_float, Expensive [];
+        Acos acos: float -> to_float, Expensive [];
+        Atan atan: float -> to_float, Expensive [];
+        Sinh sinh: float -> to_float, Expensive [];
+        Cosh cosh: float -> to_float, Expensive [];
+        Tanh tanh: float -> to_float, Expensive [VectorF32];
+        Sigmoid sigmoid: float -> to_float, Expensive [VectorF32];
+        Silu silu: float -> same, Expensive [];
+        Softplus softplus: float -> same, Expensive [];
+        Gelu gelu: float -> same, Expensive [OwnMethods VectorF32];
+        Erf erf: float -> to_float, Expensive [];
+        Floor floor: numeric -> same, Cheap [];
+        Ceil ceil: numeric -> same, Cheap [];
+        Round round: numeric -> same, Cheap [];
+        Trunc trunc: numeric -> same, Cheap [];
+        Frac frac: float -> same, Cheap [];
+        LogicalNot logical_not: all -> bool, Cheap [];
+        BitwiseNot bitwise_not: integral -> same, Cheap [];
+        IsNan isnan: all -> bool, Cheap [];
+        IsInf isinf: all -> bool, Cheap [];
+        IsFinite isfinite: all -> bool, Cheap [];
+    }};
+    ($($m:tt)+) => { $crate::unary_op_table! { @with () $($m)+ } };
+}
+
+/// A set of dtypes (a bit per dtype). The named sets are the `dtypes` column of the table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DTypeSet(u16);
+
+impl DTypeSet {
+    const fn of(ds: &[DType]) -> DTypeSet {
+        let mut bits = 0u16;
+        let mut i = 0;
+        while i < ds.len() {
+            bits |= 1 << ds[i] as u16;
+            i += 1;
         }
+        DTypeSet(bits)
+    }
+    /// Every dtype.
+    pub const ALL: DTypeSet = DTypeSet::of(&DType::ALL);
+    /// Every dtype but bool.
+    pub const NUMERIC: DTypeSet = DTypeSet(Self::ALL.0 & !(1 << DType::Bool as u16));
+    /// f16, bf16, f32, f64.
+    pub const FLOAT: DTypeSet = DTypeSet::of(&[DType::F16, DType::BF16, DType::F32, DType::F64]);
+    /// The integers and bool.
+    pub const INTEGRAL: DTypeSet = DTypeSet(Self::ALL.0 & !Self::FLOAT.0);
+    /// The integers.
+    pub const INT: DTypeSet = DTypeSet(Self::INTEGRAL.0 & !(1 << DType::Bool as u16));
+
+    pub const fn contains(self, d: DType) -> bool {
+        self.0 & (1 << d as u16) != 0
+    }
+}
+
+/// The `DTypeSet` of a table's `dtypes` token.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __dtype_set {
+    (all) => {
+        $crate::functors::table::DTypeSet::ALL
+    };
+    (numeric) => {
+        $crate::functors::table::DTypeSet::NUMERIC
+    };
+    (float) => {
+        $crate::functors::table::DTypeSet::FLOAT
+    };
+    (integral) => {
+        $crate::functors::table::DTypeSet::INTEGRAL
+    };
+    (int) => {
+        $crate::functors::table::DTypeSet::INT
     };
 }
 
-op_enum!(
-    /// The elementwise binary ops.
-    BinaryOp {
-        Add = "add", Sub = "sub", Mul = "mul", Div = "div", FloorDivide = "floor_divide",
-        Remainder = "remainder", Fmod = "fmod", Pow = "pow", Atan2 = "atan2",
-        Maximum = "maximum", Minimum = "minimum",
-        Eq = "eq", Ne = "ne", Lt = "lt", Le = "le", Gt = "gt", Ge = "ge",
-        LogicalAnd = "logical_and", LogicalOr = "logical_or", LogicalXor = "logical_xor",
-        BitwiseAnd = "bitwise_and", BitwiseOr = "bitwise_or", BitwiseXor = "bitwise_xor",
-        BitwiseLeftShift = "bitwise_left_shift", BitwiseRightShift = "bitwise_right_shift",
-        Copysign = "copysign", Hypot = "hypot",
-    }
-);
+/// `__dtype_list! { set; m; args... }` expands to `m! { args... [types] }`, the Rust type names
+/// of a table's `dtypes` token (the kernel list's format).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __dtype_list {
+    (all; $($m:ident)::+; $($args:tt)*) => {
+        $($m)::+! { $($args)* [bool, u8, i8, i16, i32, i64, f16, bf16, f32, f64] }
+    };
+    (numeric; $($m:ident)::+; $($args:tt)*) => {
+        $($m)::+! { $($args)* [u8, i8, i16, i32, i64, f16, bf16, f32, f64] }
+    };
+    (float; $($m:ident)::+; $($args:tt)*) => {
+        $($m)::+! { $($args)* [f16, bf16, f32, f64] }
+    };
+    (integral; $($m:ident)::+; $($args:tt)*) => {
+        $($m)::+! { $($args)* [bool, u8, i8, i16, i32, i64] }
+    };
+    (int; $($m:ident)::+; $($args:tt)*) => {
+        $($m)::+! { $($args)* [u8, i8, i16, i32, i64] }
+    };
+}
 
-op_enum!(
-    /// The elementwise unary ops (without arguments).
-    UnaryOp {
-        Neg = "neg", Abs = "abs", Sign = "sign", Relu = "relu", Exp = "exp", Expm1 = "expm1",
-        Log = "log", Log1p = "log1p", Log2 = "log2", Log10 = "log10", Sqrt = "sqrt",
-        Rsqrt = "rsqrt", Reciprocal = "reciprocal", Square = "square", Sin = "sin", Cos = "cos",
-        Tan = "tan", Asin = "asin", Acos = "acos", Atan = "atan", Sinh = "sinh", Cosh = "cosh",
-        Tanh = "tanh", Sigmoid = "sigmoid", Silu = "silu", Softplus = "softplus", Gelu = "gelu",
-        Erf = "erf", Floor = "floor", Ceil = "ceil", Round = "round", Trunc = "trunc",
-        Frac = "frac", LogicalNot = "logical_not", BitwiseNot = "bitwise_not", IsNan = "isnan",
-        IsInf = "isinf", IsFinite = "isfinite",
-    }
-);
+/// How an op's result dtype follows from its operands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ResultRule {
+    /// The computation dtype (the promoted operand dtype).
+    Same,
+    /// Always bool (comparisons, logical ops, `isnan`, ...).
+    Bool,
+    /// Integer and bool operands are computed in the default float (f32); floats keep theirs.
+    ToFloat,
+}
 
-impl BinaryOp {
-    /// Whether the result is bool whatever the inputs (comparisons, logical ops).
-    pub const fn is_predicate(self) -> bool {
-        matches!(
-            self,
-            BinaryOp::Eq
-                | BinaryOp::Ne
-                | BinaryOp::Lt
-                | BinaryOp::Le
-                | BinaryOp::Gt
-                | BinaryOp::Ge
-                | BinaryOp::LogicalAnd
-                | BinaryOp::LogicalOr
-                | BinaryOp::LogicalXor
-        )
-    }
+/// Per-element cost class: the parallel grain on the CPU, outlining on the GPU.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Cost {
+    /// An instruction or two (add, compare, bit ops).
+    Cheap,
+    /// A division or square root.
+    Moderate,
+    /// A libm call or longer.
+    Expensive,
+}
 
-    /// Ops that only exist for floats: integer and bool operands are computed in f32.
-    pub const fn promotes_int_to_float(self) -> bool {
-        matches!(
-            self,
-            BinaryOp::Div | BinaryOp::Atan2 | BinaryOp::Copysign | BinaryOp::Hypot
-        )
-    }
+/// The flags of a table line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OpFlag {
+    /// The GPU also gets a kernel taking the second operand as a scalar kernel argument.
+    ScalarKernel,
+    /// The f16/bf16 functor is the f32 functor rounded once, so f16/bf16 operands may run the
+    /// f32 functor over blocks converted from and to half precision (`ops::binary`).
+    F32Blocks,
+    /// Refuses a bool operand whatever the other is (PyTorch's `sub`).
+    NoBoolOperand,
+    /// Integer division: a zero divisor is an error (checked before anything is written).
+    IntDivision,
+    /// An f16/bf16 tensor by a CPU scalar keeps the scalar at f32 (`*ScalarOpmath` functors).
+    ScalarOpmath,
+    /// A scalar exponent has its own functor (`PowScalar`).
+    ScalarExponent,
+    /// The f32 functor is a vectorized polynomial (`fastmath`): a cheaper grain in f32.
+    VectorF32,
+    /// Computed as `pow(x, 2)` with pow's promotion (`square`; bool -> int64).
+    ViaPow,
+    /// Takes an argument: its methods are written by hand (`gelu(approximate)`).
+    OwnMethods,
+}
 
-    /// Whether an operand of dtype `d` is refused whatever the other is: PyTorch refuses
-    /// `sub` with any bool operand (`bool - int8` too).
-    pub const fn rejects_operand(self, d: DType) -> bool {
-        matches!(self, BinaryOp::Sub) && d.is_bool()
-    }
+/// A set of [`OpFlag`]s.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct OpFlags(u16);
 
-    /// The dtype the functor runs in, given the promoted dtype of the operands; `None` when
-    /// the op is not implemented for it.
-    pub const fn compute_dtype(self, common: DType) -> Option<DType> {
-        let c = if self.promotes_int_to_float() && !common.is_float() {
-            DType::DEFAULT_FLOAT
+impl OpFlags {
+    pub const fn of(flags: &[OpFlag]) -> OpFlags {
+        let mut bits = 0u16;
+        let mut i = 0;
+        while i < flags.len() {
+            bits |= 1 << flags[i] as u16;
+            i += 1;
+        }
+        OpFlags(bits)
+    }
+    pub const fn has(self, f: OpFlag) -> bool {
+        self.0 & (1 << f as u16) != 0
+    }
+}
+
+/// What the table says about one op.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct OpInfo {
+    pub name: &'static str,
+    pub dtypes: DTypeSet,
+    pub result: ResultRule,
+    pub cost: Cost,
+    pub flags: OpFlags,
+}
+
+impl OpInfo {
+    /// The dtype the functor runs in for a promoted operand dtype; `None` when the op is not
+    /// implemented for it.
+    pub const fn compute_dtype(&self, common: DType) -> Option<DType> {
+        let c = match self.result {
+            ResultRule::ToFloat if !common.is_float() => DType::DEFAULT_FLOAT,
+            _ => common,
+        };
+        if self.flags.has(OpFlag::ViaPow) && c.is_bool() {
+            // pow(x, 2): bool promotes with the int scalar 2 to int64.
+            return Some(DType::I64);
+        }
+        if self.dtypes.contains(c) {
+            Some(c)
         } else {
-            common
-        };
-        let ok = match self {
-            BinaryOp::Sub
-            | BinaryOp::FloorDivide
-            | BinaryOp::Remainder
-            | BinaryOp::Fmod
-            | BinaryOp::Pow => !c.is_bool(),
-            BinaryOp::BitwiseAnd | BinaryOp::BitwiseOr | BinaryOp::BitwiseXor => !c.is_float(),
-            BinaryOp::BitwiseLeftShift | BinaryOp::BitwiseRightShift => c.is_integer(),
-            _ => true,
-        };
-        if ok { Some(c) } else { None }
+            None
+        }
     }
 
     /// The result dtype for a computation dtype.
-    pub const fn out_dtype(self, compute: DType) -> DType {
-        if self.is_predicate() {
-            DType::Bool
-        } else {
-            compute
+    pub const fn out_dtype(&self, compute: DType) -> DType {
+        match self.result {
+            ResultRule::Bool => DType::Bool,
+            _ => compute,
         }
+    }
+}
+
+/// Builds an op enum and its `OpInfo` table from table lines.
+macro_rules! op_enum {
+    ($(#[$m:meta])* $enum:ident; ()
+     $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
+        $(#[$m])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum $enum { $($Op),* }
+        impl $enum {
+            /// Every op, in table order.
+            pub const ALL: &'static [$enum] = &[$($enum::$Op),*];
+            pub(crate) const INFO: &'static [OpInfo] = &[$(OpInfo {
+                name: stringify!($name),
+                dtypes: $crate::__dtype_set!($dtypes),
+                result: op_enum!(@result $result),
+                cost: Cost::$cost,
+                flags: OpFlags::of(&[$(OpFlag::$flag),*]),
+            }),*];
+            /// The op's table line.
+            pub const fn info(self) -> &'static OpInfo {
+                &Self::INFO[self as usize]
+            }
+            /// PyTorch's name (`floor_divide`, `bitwise_left_shift`, ...).
+            pub const fn name(self) -> &'static str {
+                self.info().name
+            }
+            /// The op named `name` (PyTorch's spelling).
+            pub fn from_name(name: &str) -> Option<$enum> {
+                Self::ALL.iter().copied().find(|op| op.name() == name)
+            }
+            /// Whether the result is bool whatever the inputs.
+            pub const fn is_predicate(self) -> bool {
+                matches!(self.info().result, ResultRule::Bool)
+            }
+            /// Whether integer and bool inputs compute in the default float.
+            pub const fn promotes_int_to_float(self) -> bool {
+                matches!(self.info().result, ResultRule::ToFloat)
+            }
+            /// Whether the table gives the op flag `f`.
+            pub const fn has(self, f: OpFlag) -> bool {
+                self.info().flags.has(f)
+            }
+            /// See [`OpInfo::compute_dtype`].
+            pub const fn compute_dtype(self, common: DType) -> Option<DType> {
+                self.info().compute_dtype(common)
+            }
+            /// See [`OpInfo::out_dtype`].
+            pub const fn out_dtype(self, compute: DType) -> DType {
+                self.info().out_dtype(compute)
+            }
+        }
+    };
+    (@result same) => { ResultRule::Same };
+    (@result bool) => { ResultRule::Bool };
+    (@result to_float) => { ResultRule::ToFloat };
+}
+
+macro_rules! binary_enum {
+    ($($line:tt)*) => {
+        op_enum!(
+            /// The elementwise binary ops (the lines of [`binary_op_table!`]).
+            BinaryOp; $($line)*
+        );
+    };
+}
+binary_op_table!(binary_enum);
+
+macro_rules! unary_enum {
+    ($($line:tt)*) => {
+        op_enum!(
+            /// The elementwise unary ops without arguments (the lines of [`unary_op_table!`]).
+            UnaryOp; $($line)*
+        );
+    };
+}
+unary_op_table!(unary_enum);
+
+/// The table's cost class of the op named `name` (binary or unary); `None` for an op outside
+/// the tables. A `const fn` so the GPU kernels can decide outlining at compile time.
+pub const fn cost_of(name: &str) -> Option<Cost> {
+    let mut i = 0;
+    while i < BinaryOp::INFO.len() {
+        if str_eq(BinaryOp::INFO[i].name, name) {
+            return Some(BinaryOp::INFO[i].cost);
+        }
+        i += 1;
+    }
+    let mut i = 0;
+    while i < UnaryOp::INFO.len() {
+        if str_eq(UnaryOp::INFO[i].name, name) {
+            return Some(UnaryOp::INFO[i].cost);
+        }
+        i += 1;
+    }
+    None
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+impl BinaryOp {
+    /// Whether an operand of dtype `d` is refused whatever the other is: PyTorch refuses
+    /// `sub` with any bool operand (`bool - int8` too).
+    pub const fn rejects_operand(self, d: DType) -> bool {
+        self.has(OpFlag::NoBoolOperand) && d.is_bool()
     }
 }
 
@@ -128,75 +419,6 @@ pub const fn binary_out_dtype(op: BinaryOp, a: DType, b: DType) -> Option<DType>
     match op.compute_dtype(promote_types(a, b)) {
         Some(c) => Some(op.out_dtype(c)),
         None => None,
-    }
-}
-
-impl UnaryOp {
-    /// Whether the result is bool whatever the input.
-    pub const fn is_predicate(self) -> bool {
-        matches!(
-            self,
-            UnaryOp::LogicalNot | UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite
-        )
-    }
-
-    /// Float math that computes integer and bool inputs in f32 (`exp(int) -> f32`).
-    pub const fn promotes_int_to_float(self) -> bool {
-        matches!(
-            self,
-            UnaryOp::Exp
-                | UnaryOp::Expm1
-                | UnaryOp::Log
-                | UnaryOp::Log1p
-                | UnaryOp::Log2
-                | UnaryOp::Log10
-                | UnaryOp::Sqrt
-                | UnaryOp::Rsqrt
-                | UnaryOp::Reciprocal
-                | UnaryOp::Sin
-                | UnaryOp::Cos
-                | UnaryOp::Tan
-                | UnaryOp::Asin
-                | UnaryOp::Acos
-                | UnaryOp::Atan
-                | UnaryOp::Sinh
-                | UnaryOp::Cosh
-                | UnaryOp::Tanh
-                | UnaryOp::Sigmoid
-                | UnaryOp::Erf
-        )
-    }
-
-    /// The dtype the functor runs in for an input of dtype `input`; `None` if not implemented.
-    pub const fn compute_dtype(self, input: DType) -> Option<DType> {
-        if self.promotes_int_to_float() && !input.is_float() {
-            return Some(DType::DEFAULT_FLOAT);
-        }
-        let ok = match self {
-            // Float-only ops without integer promotion (PyTorch raises on integers).
-            UnaryOp::Silu | UnaryOp::Softplus | UnaryOp::Gelu | UnaryOp::Frac => input.is_float(),
-            UnaryOp::Neg
-            | UnaryOp::Abs
-            | UnaryOp::Relu
-            | UnaryOp::Floor
-            | UnaryOp::Ceil
-            | UnaryOp::Round
-            | UnaryOp::Trunc => !input.is_bool(),
-            UnaryOp::BitwiseNot => !input.is_float(),
-            // square is pow(x, 2): bool promotes with the int scalar 2 to int64.
-            UnaryOp::Square if input.is_bool() => return Some(DType::I64),
-            _ => true,
-        };
-        if ok { Some(input) } else { None }
-    }
-
-    /// The result dtype for a computation dtype.
-    pub const fn out_dtype(self, compute: DType) -> DType {
-        if self.is_predicate() {
-            DType::Bool
-        } else {
-            compute
-        }
     }
 }
 

@@ -26,6 +26,17 @@ pub enum LoopCost {
     Grain(usize),
 }
 
+impl From<crate::functors::table::Cost> for LoopCost {
+    fn from(c: crate::functors::table::Cost) -> LoopCost {
+        use crate::functors::table::Cost;
+        match c {
+            Cost::Cheap => LoopCost::Cheap,
+            Cost::Moderate => LoopCost::Moderate,
+            Cost::Expensive => LoopCost::Expensive,
+        }
+    }
+}
+
 impl LoopCost {
     pub fn grain(self) -> usize {
         match self {

@@ -8,7 +8,7 @@ use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
 use crate::element::{Element, convert_value};
 use crate::error::{Error, Result};
-use crate::functors::{self as f, BinaryOp, BindLhs, BindRhs, Functor};
+use crate::functors::{self as f, BinaryOp, BindLhs, BindRhs, Functor, OpFlag};
 use crate::iter::{IterConfig, LoopCost, TensorIterator};
 use crate::kernels;
 use crate::promotion::OperandKind;
@@ -127,15 +127,9 @@ fn unsupported(op: BinaryOp, a: DType, b: DType) -> Error {
     }
 }
 
-/// Per-element cost class of each op, for the parallel grain.
+/// Per-element cost class of each op (the table's), for the parallel grain.
 fn cost(op: BinaryOp) -> LoopCost {
-    match op {
-        BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot => LoopCost::Expensive,
-        BinaryOp::FloorDivide | BinaryOp::Remainder | BinaryOp::Fmod | BinaryOp::Div => {
-            LoopCost::Moderate
-        }
-        _ => LoopCost::Cheap,
-    }
+    op.info().cost.into()
 }
 
 /// The value of a one-element tensor as a `Scalar` of its category.
@@ -361,111 +355,27 @@ fn direct(op: BinaryOp, a: Operand, b: Operand) -> Option<Result<DynTensor>> {
     Some(run_op(op, d, &runner, d, b.dtype()).map(|()| out))
 }
 
-/// Runs the functor of `op` in the computation dtype `compute` through `runner`.
+/// Runs the functor of `op` in the computation dtype `compute` through `runner`: one match arm
+/// per line of the op table, each dispatching over the line's dtype set.
 fn run_op(op: BinaryOp, compute: DType, runner: &BinaryRunner, ad: DType, bd: DType) -> Result<()> {
-    // f16/bf16 add/sub/mul/div: their functors compute in f32 and round once, so running the
+    // f16/bf16 ops whose functor computes in f32 and rounds once (`F32Blocks`): running the
     // f32 functor over blocks converted from and to half precision (F16C / vectorized bf16
     // shifts, see `kernels`) gives the same results, much faster than per-element conversion.
     // Only when every operand is stored in `compute`: another input dtype must round to
     // `compute` first, another output dtype must get the rounded result.
-    if compute.is_reduced_float()
+    let blocks = compute.is_reduced_float()
+        && op.has(OpFlag::F32Blocks)
         && runner.scalar.is_none()
-        && (0..3).all(|i| runner.dtype(i) == compute)
-    {
-        let done = match op {
-            BinaryOp::Add => Some(runner.run::<f32, _>(f::Add)),
-            BinaryOp::Sub => Some(runner.run::<f32, _>(f::Sub)),
-            BinaryOp::Mul => Some(runner.run::<f32, _>(f::Mul)),
-            BinaryOp::Div => Some(runner.run::<f32, _>(f::Div)),
-            _ => None,
+        && (0..3).all(|i| runner.dtype(i) == compute);
+    let c = if blocks { DType::F32 } else { compute };
+    macro_rules! dispatch {
+        (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
+            match op {$(
+                BinaryOp::$Op => dispatch_dtypes!(c, $dtypes, C => runner.run::<C, _>(<f::$Op>::default()), _ => Err(unsupported(op, ad, bd))),
+            )*}
         };
-        if let Some(r) = done {
-            return r;
-        }
     }
-    match op {
-        BinaryOp::Add => {
-            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Add), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Sub => {
-            dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Sub), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Mul => {
-            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Mul), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Div => {
-            dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Div), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::FloorDivide => {
-            dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::FloorDivide), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Remainder => {
-            dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Remainder), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Fmod => {
-            dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Fmod), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Pow => {
-            dispatch_dtypes!(compute, numeric, C => runner.run::<C, _>(f::Pow), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Atan2 => {
-            dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Atan2), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Maximum => {
-            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Maximum), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Minimum => {
-            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Minimum), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Eq => {
-            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Eq), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Ne => {
-            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Ne), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Lt => {
-            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Lt), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Le => {
-            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Le), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Gt => {
-            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Gt), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Ge => {
-            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::Ge), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::LogicalAnd => {
-            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::LogicalAnd), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::LogicalOr => {
-            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::LogicalOr), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::LogicalXor => {
-            dispatch_dtypes!(compute, all, C => runner.run::<C, _>(f::LogicalXor), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::BitwiseAnd => {
-            dispatch_dtypes!(compute, integral, C => runner.run::<C, _>(f::BitwiseAnd), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::BitwiseOr => {
-            dispatch_dtypes!(compute, integral, C => runner.run::<C, _>(f::BitwiseOr), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::BitwiseXor => {
-            dispatch_dtypes!(compute, integral, C => runner.run::<C, _>(f::BitwiseXor), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::BitwiseLeftShift => {
-            dispatch_dtypes!(compute, int, C => runner.run::<C, _>(f::BitwiseLeftShift), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::BitwiseRightShift => {
-            dispatch_dtypes!(compute, int, C => runner.run::<C, _>(f::BitwiseRightShift), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Copysign => {
-            dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Copysign), _ => Err(unsupported(op, ad, bd)))
-        }
-        BinaryOp::Hypot => {
-            dispatch_dtypes!(compute, float, C => runner.run::<C, _>(f::Hypot), _ => Err(unsupported(op, ad, bd)))
-        }
-    }
+    crate::binary_op_table!(dispatch)
 }
 
 /// The op's result: the given output (shared) or the one the iterator allocated.

@@ -59,35 +59,17 @@ macro_rules! binary_methods {
     };
 }
 
-binary_methods! {
-    add, try_add, add_, try_add_, add_out, try_add_out => Add;
-    sub, try_sub, sub_, try_sub_, sub_out, try_sub_out => Sub;
-    mul, try_mul, mul_, try_mul_, mul_out, try_mul_out => Mul;
-    div, try_div, div_, try_div_, div_out, try_div_out => Div;
-    floor_divide, try_floor_divide, floor_divide_, try_floor_divide_, floor_divide_out, try_floor_divide_out => FloorDivide;
-    remainder, try_remainder, remainder_, try_remainder_, remainder_out, try_remainder_out => Remainder;
-    fmod, try_fmod, fmod_, try_fmod_, fmod_out, try_fmod_out => Fmod;
-    pow, try_pow, pow_, try_pow_, pow_out, try_pow_out => Pow;
-    atan2, try_atan2, atan2_, try_atan2_, atan2_out, try_atan2_out => Atan2;
-    maximum, try_maximum, maximum_, try_maximum_, maximum_out, try_maximum_out => Maximum;
-    minimum, try_minimum, minimum_, try_minimum_, minimum_out, try_minimum_out => Minimum;
-    eq, try_eq, eq_, try_eq_, eq_out, try_eq_out => Eq;
-    ne, try_ne, ne_, try_ne_, ne_out, try_ne_out => Ne;
-    lt, try_lt, lt_, try_lt_, lt_out, try_lt_out => Lt;
-    le, try_le, le_, try_le_, le_out, try_le_out => Le;
-    gt, try_gt, gt_, try_gt_, gt_out, try_gt_out => Gt;
-    ge, try_ge, ge_, try_ge_, ge_out, try_ge_out => Ge;
-    logical_and, try_logical_and, logical_and_, try_logical_and_, logical_and_out, try_logical_and_out => LogicalAnd;
-    logical_or, try_logical_or, logical_or_, try_logical_or_, logical_or_out, try_logical_or_out => LogicalOr;
-    logical_xor, try_logical_xor, logical_xor_, try_logical_xor_, logical_xor_out, try_logical_xor_out => LogicalXor;
-    bitwise_and, try_bitwise_and, bitwise_and_, try_bitwise_and_, bitwise_and_out, try_bitwise_and_out => BitwiseAnd;
-    bitwise_or, try_bitwise_or, bitwise_or_, try_bitwise_or_, bitwise_or_out, try_bitwise_or_out => BitwiseOr;
-    bitwise_xor, try_bitwise_xor, bitwise_xor_, try_bitwise_xor_, bitwise_xor_out, try_bitwise_xor_out => BitwiseXor;
-    bitwise_left_shift, try_bitwise_left_shift, bitwise_left_shift_, try_bitwise_left_shift_, bitwise_left_shift_out, try_bitwise_left_shift_out => BitwiseLeftShift;
-    bitwise_right_shift, try_bitwise_right_shift, bitwise_right_shift_, try_bitwise_right_shift_, bitwise_right_shift_out, try_bitwise_right_shift_out => BitwiseRightShift;
-    copysign, try_copysign, copysign_, try_copysign_, copysign_out, try_copysign_out => Copysign;
-    hypot, try_hypot, hypot_, try_hypot_, hypot_out, try_hypot_out => Hypot;
+/// The methods of every binary op of the table.
+macro_rules! dyn_binary_methods {
+    (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
+        paste::paste! {
+            binary_methods! {$(
+                $name, [<try_ $name>], [<$name _>], [<try_ $name _>], [<$name _out>], [<try_ $name _out>] => $Op;
+            )*}
+        }
+    };
 }
+crate::binary_op_table!(dyn_binary_methods);
 
 macro_rules! unary_methods {
     ($($name:ident, $try_name:ident, $inplace:ident, $try_inplace:ident, $out:ident, $try_out:ident => $op:ident;)*) => {
@@ -124,45 +106,17 @@ macro_rules! unary_methods {
     };
 }
 
-unary_methods! {
-    neg, try_neg, neg_, try_neg_, neg_out, try_neg_out => Neg;
-    abs, try_abs, abs_, try_abs_, abs_out, try_abs_out => Abs;
-    sign, try_sign, sign_, try_sign_, sign_out, try_sign_out => Sign;
-    relu, try_relu, relu_, try_relu_, relu_out, try_relu_out => Relu;
-    exp, try_exp, exp_, try_exp_, exp_out, try_exp_out => Exp;
-    expm1, try_expm1, expm1_, try_expm1_, expm1_out, try_expm1_out => Expm1;
-    log, try_log, log_, try_log_, log_out, try_log_out => Log;
-    log1p, try_log1p, log1p_, try_log1p_, log1p_out, try_log1p_out => Log1p;
-    log2, try_log2, log2_, try_log2_, log2_out, try_log2_out => Log2;
-    log10, try_log10, log10_, try_log10_, log10_out, try_log10_out => Log10;
-    sqrt, try_sqrt, sqrt_, try_sqrt_, sqrt_out, try_sqrt_out => Sqrt;
-    rsqrt, try_rsqrt, rsqrt_, try_rsqrt_, rsqrt_out, try_rsqrt_out => Rsqrt;
-    reciprocal, try_reciprocal, reciprocal_, try_reciprocal_, reciprocal_out, try_reciprocal_out => Reciprocal;
-    square, try_square, square_, try_square_, square_out, try_square_out => Square;
-    sin, try_sin, sin_, try_sin_, sin_out, try_sin_out => Sin;
-    cos, try_cos, cos_, try_cos_, cos_out, try_cos_out => Cos;
-    tan, try_tan, tan_, try_tan_, tan_out, try_tan_out => Tan;
-    asin, try_asin, asin_, try_asin_, asin_out, try_asin_out => Asin;
-    acos, try_acos, acos_, try_acos_, acos_out, try_acos_out => Acos;
-    atan, try_atan, atan_, try_atan_, atan_out, try_atan_out => Atan;
-    sinh, try_sinh, sinh_, try_sinh_, sinh_out, try_sinh_out => Sinh;
-    cosh, try_cosh, cosh_, try_cosh_, cosh_out, try_cosh_out => Cosh;
-    tanh, try_tanh, tanh_, try_tanh_, tanh_out, try_tanh_out => Tanh;
-    sigmoid, try_sigmoid, sigmoid_, try_sigmoid_, sigmoid_out, try_sigmoid_out => Sigmoid;
-    silu, try_silu, silu_, try_silu_, silu_out, try_silu_out => Silu;
-    softplus, try_softplus, softplus_, try_softplus_, softplus_out, try_softplus_out => Softplus;
-    erf, try_erf, erf_, try_erf_, erf_out, try_erf_out => Erf;
-    floor, try_floor, floor_, try_floor_, floor_out, try_floor_out => Floor;
-    ceil, try_ceil, ceil_, try_ceil_, ceil_out, try_ceil_out => Ceil;
-    round, try_round, round_, try_round_, round_out, try_round_out => Round;
-    trunc, try_trunc, trunc_, try_trunc_, trunc_out, try_trunc_out => Trunc;
-    frac, try_frac, frac_, try_frac_, frac_out, try_frac_out => Frac;
-    logical_not, try_logical_not, logical_not_, try_logical_not_, logical_not_out, try_logical_not_out => LogicalNot;
-    bitwise_not, try_bitwise_not, bitwise_not_, try_bitwise_not_, bitwise_not_out, try_bitwise_not_out => BitwiseNot;
-    isnan, try_isnan, isnan_, try_isnan_, isnan_out, try_isnan_out => IsNan;
-    isinf, try_isinf, isinf_, try_isinf_, isinf_out, try_isinf_out => IsInf;
-    isfinite, try_isfinite, isfinite_, try_isfinite_, isfinite_out, try_isfinite_out => IsFinite;
+/// The methods of every unary op of the table (but those with `OwnMethods`).
+macro_rules! dyn_unary_methods {
+    (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
+        paste::paste! {$(
+            dyn_unary_methods!(@line [$($flag)*] $name, [<try_ $name>], [<$name _>], [<try_ $name _>], [<$name _out>], [<try_ $name _out>] => $Op);
+        )*}
+    };
+    (@line [OwnMethods $($flag:ident)*] $($t:tt)*) => {};
+    (@line [$($flag:ident)*] $($t:tt)*) => { unary_methods! { $($t)*; } };
 }
+crate::unary_op_table!(dyn_unary_methods);
 
 impl DynTensor {
     /// `clamp(self, min, max)`; bounds are scalars or tensors, at least one given.

@@ -7,7 +7,7 @@
 use crate::dispatch_dtypes;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::functors::{BinaryOp, UnaryOp};
+use crate::functors::{BinaryOp, OpFlag, UnaryOp};
 use crate::promotion::{OperandKind, ResultTypeState};
 use crate::scalar::Scalar;
 
@@ -91,11 +91,7 @@ pub fn binary_plan(
         path: BinaryPath::Functor,
         check_zero_divisor: false,
     };
-    if matches!(
-        op,
-        BinaryOp::FloorDivide | BinaryOp::Remainder | BinaryOp::Fmod
-    ) && compute.is_integer()
-    {
+    if op.has(OpFlag::IntDivision) && compute.is_integer() {
         if b.kind == OperandKind::Scalar {
             let s = b.value.expect("a scalar operand has a value");
             let zero = dispatch_dtypes!(compute, int, C => s.to::<C>() == 0, _ => false);
@@ -114,13 +110,11 @@ pub fn binary_plan(
         // on a two-input iterator; a lhs scalar makes the rhs the tensor operand).
         return Ok(plan);
     }
-    if compute.is_reduced_float()
-        && matches!(op, BinaryOp::Mul | BinaryOp::Div | BinaryOp::FloorDivide)
-    {
+    if compute.is_reduced_float() && op.has(OpFlag::ScalarOpmath) {
         plan.path = BinaryPath::ScalarOpmath(s.to::<f32>());
         return Ok(plan);
     }
-    if op == BinaryOp::Pow && b.kind == OperandKind::Scalar {
+    if op.has(OpFlag::ScalarExponent) && b.kind == OperandKind::Scalar {
         if compute.is_integer()
             && let Scalar::Int(e) = s
             && e < 0

@@ -50,17 +50,12 @@ use super::promote::{FloatOf, IntOf, Promote, PromoteFloatScalar, PromoteIntScal
 use super::special;
 use super::unary::unary;
 use crate::dyn_tensor::{DynElement, DynTensor};
-use crate::element::{Element, Value, convert_value};
+use crate::element::{Element, Value};
 use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::functors::{self as f, BinaryOp, Functor, GeluApproximate, UnaryOp};
 use crate::scalar::Scalar;
-use crate::storage::{BorrowFlag, OpBorrows};
 use crate::tensor::Tensor;
-
-/// The largest element count the direct path takes; bigger work goes to the iterator, which
-/// splits it across threads.
-const FAST_MAX: usize = 16384;
 
 #[track_caller]
 fn ok<T>(r: Result<T>) -> T {
@@ -155,169 +150,16 @@ fn dyn_pair<A: DynElement, B: DynElement>(a: &TOperand<A>, b: &TOperand<B>) -> (
     (da, db)
 }
 
-// ------------------------------------------------------------------------------ direct path
+// ------------------------------------------------------------------------------ the runners
 
-/// A fast-path source: contiguous elements or one value.
-#[derive(Clone, Copy)]
-enum Src<X> {
-    Ptr(*const X),
-    Value(X),
-}
-
-impl<X: Element> Src<X> {
-    /// Element `i`, converted to the computation type.
-    ///
-    /// # Safety
-    /// For `Ptr`, `i` is below the element count the pointer was planned for.
-    #[inline(always)]
-    unsafe fn get<C: Element>(self, i: usize) -> C {
-        match self {
-            // SAFETY: the caller's bound on `i`.
-            Src::Ptr(p) => convert_value(unsafe { *p.add(i) }),
-            Src::Value(v) => convert_value(v),
-        }
-    }
-}
-
-/// The shape, element count and sources of the direct path: every tensor operand contiguous,
-/// all of one shape (a value on one side at most), and small.
-fn plan2<'s, A: Element, B: Element>(
-    a: &'s TOperand<A>,
-    b: &'s TOperand<B>,
-) -> Option<(&'s [usize], Src<A>, Src<B>)> {
-    fn side<'s, X: Element>(o: &'s TOperand<X>) -> Option<(Src<X>, Option<&'s [usize]>)> {
-        match o {
-            TOperand::Tensor(t) if t.is_contiguous() && t.numel() <= FAST_MAX => {
-                Some((Src::Ptr(t.data_ptr()), Some(t.shape())))
-            }
-            TOperand::Value(v) => Some((Src::Value(*v), None)),
-            _ => None,
-        }
-    }
-    let (sa, ha) = side(a)?;
-    let (sb, hb) = side(b)?;
-    let shape = match (ha, hb) {
-        (Some(x), Some(y)) if x == y => x,
-        (Some(x), None) | (None, Some(x)) => x,
-        _ => return None,
-    };
-    Some((shape, sa, sb))
-}
-
-/// The shared borrow an operand needs: its storage's flag; a value borrows nothing.
-fn flag_of<'s, X: Element>(o: &'s TOperand<'_, X>) -> Option<&'s BorrowFlag> {
-    match o {
-        TOperand::Tensor(t) => Some(t.storage.borrow_flag()),
-        _ => None,
-    }
-}
-
-/// Whether writing `out` while reading `input` elementwise is safe: other storage, or the same
-/// elements (both are contiguous with one shape when this is asked).
-fn no_partial_overlap<T: Element, U: Element>(input: &TOperand<T>, out: &Tensor<U>) -> bool {
-    match input {
-        TOperand::Tensor(t) => {
-            t.storage().as_ptr() as *const u8 != out.storage().as_ptr() as *const u8
-                || t.data_ptr() as *const u8 == out.data_ptr() as *const u8
-        }
-        _ => true,
-    }
-}
-
-fn divides(op: BinaryOp) -> bool {
-    matches!(
-        op,
-        BinaryOp::FloorDivide | BinaryOp::Remainder | BinaryOp::Fmod
-    )
-}
-
-/// Whether the direct path computes what the runner does: pow with a scalar exponent has its
-/// own functor (and refuses negative integer exponents); f16/bf16 mul/div/floor_divide keep a
-/// scalar second operand at f32 precision, which a value rounded to the tensor's type is not.
-fn direct_ok<B: Element, C: Element>(op: BinaryOp, b: &TOperand<B>) -> bool {
-    match b {
-        TOperand::Value(v) => {
-            if op == BinaryOp::Pow {
-                return false;
-            }
-            let opmath = matches!(op, BinaryOp::Mul | BinaryOp::Div | BinaryOp::FloorDivide);
-            !(opmath && C::DTYPE.is_reduced_float() && !B::DTYPE.is_reduced_float())
-                || scalar_of(*v).to::<C>() == convert_value::<B, C>(*v)
-        }
-        _ => true,
-    }
-}
-
-/// Runs `f` over `n` elements into `out`, after PyTorch's integer zero-division check.
-///
-/// # Safety
-/// Pointer sources hold `n` elements; `out` is valid for `n` writes and overlaps no source
-/// except element for element.
-unsafe fn run2<A, B, C, O, F>(
-    op: BinaryOp,
-    f: F,
-    a: Src<A>,
-    b: Src<B>,
-    out: *mut O,
-    n: usize,
-) -> Result<()>
-where
-    A: Element,
-    B: Element,
-    C: Element,
-    O: Element,
-    F: Functor<(C, C), Output = O>,
-{
-    if divides(op) && C::DTYPE.is_integer() {
-        let zero = match b {
-            Src::Value(v) => convert_value::<B, C>(v) == C::ZERO,
-            // SAFETY: i < n.
-            Src::Ptr(_) => (0..n).any(|i| unsafe { b.get::<C>(i) } == C::ZERO),
-        };
-        if zero {
-            return Err(Error::ZeroDivision { op: op.name() });
-        }
-    }
-    match (a, b) {
-        (Src::Ptr(pa), Src::Ptr(pb)) => {
-            for i in 0..n {
-                // SAFETY: the caller's contract: i < n for every pointer.
-                unsafe {
-                    let x: C = convert_value(*pa.add(i));
-                    let y: C = convert_value(*pb.add(i));
-                    out.add(i).write(f.call((x, y)));
-                }
-            }
-        }
-        (Src::Ptr(pa), Src::Value(v)) => {
-            let y: C = convert_value(v);
-            for i in 0..n {
-                // SAFETY: as above.
-                unsafe { out.add(i).write(f.call((convert_value(*pa.add(i)), y))) };
-            }
-        }
-        (Src::Value(v), Src::Ptr(pb)) => {
-            let x: C = convert_value(v);
-            for i in 0..n {
-                // SAFETY: as above.
-                unsafe { out.add(i).write(f.call((x, convert_value(*pb.add(i))))) };
-            }
-        }
-        (Src::Value(x), Src::Value(y)) => {
-            let r = f.call((convert_value(x), convert_value(y)));
-            for i in 0..n {
-                // SAFETY: as above.
-                unsafe { out.add(i).write(r) };
-            }
-        }
-    }
-    Ok(())
-}
+// Every typed op runs the `DynTensor` runner of its op (one engine). The functor value `_f`
+// only witnesses, through the caller's `Functor` bound, that the op exists for these types
+// with this static result type.
 
 /// `op(a, b)` into a new tensor of the static result type `O`, computed in `C`.
 fn binary_new<A, B, C, O, F>(
     op: BinaryOp,
-    f: F,
+    _f: F,
     a: TOperand<A>,
     b: TOperand<B>,
 ) -> Result<Tensor<O>>
@@ -328,29 +170,14 @@ where
     O: DynElement,
     F: Functor<(C, C), Output = O>,
 {
-    if direct_ok::<B, C>(op, &b)
-        && let Some((shape, sa, sb)) = plan2(&a, &b)
-    {
-        let out = Tensor::<O>::try_zeros(shape)?;
-        let n = out.numel();
-        {
-            // `out` is fresh: nobody else can reach it, it needs no borrow.
-            let _borrows = OpBorrows::acquire(op.name(), None, [flag_of(&a), flag_of(&b)])?;
-            // SAFETY: the plan: contiguous sources of `n` elements (or values), read under
-            // shared borrows; `out` is fresh.
-            unsafe { run2::<A, B, C, O, F>(op, f, sa, sb, out.storage().as_mut_ptr(), n)? };
-        }
-        return Ok(out);
-    }
     let (da, db) = dyn_pair(&a, &b);
-    let r = binary(op, da.operand(), db.operand(), None)?;
-    unwrap_as(op.name(), r)
+    unwrap_as(op.name(), binary(op, da.operand(), db.operand(), None)?)
 }
 
 /// `op(a, b)` written into `out` (any view, any dtype the result casts into safely).
 fn binary_into<A, B, C, O, U, F>(
     op: BinaryOp,
-    f: F,
+    _f: F,
     a: TOperand<A>,
     b: TOperand<B>,
     out: &Tensor<U>,
@@ -363,61 +190,23 @@ where
     U: DynElement,
     F: Functor<(C, C), Output = O>,
 {
-    if O::DTYPE == U::DTYPE
-        && out.is_contiguous()
-        && direct_ok::<B, C>(op, &b)
-        && no_partial_overlap(&a, out)
-        && no_partial_overlap(&b, out)
-        && let Some((shape, sa, sb)) = plan2(&a, &b)
-        && shape == out.shape()
-    {
-        let n = out.numel();
-        let dst = Some(out.storage.borrow_flag());
-        let _borrows = OpBorrows::acquire(op.name(), dst, [flag_of(&a), flag_of(&b)])?;
-        // SAFETY: the plan: contiguous sources of `n` elements; `out` is contiguous with the
-        // same shape and shares elements with a source only one for one; O is U (same dtype);
-        // the borrows exclude every other reader and writer for the loop's duration.
-        return unsafe { run2::<A, B, C, O, F>(op, f, sa, sb, out.data_ptr() as *mut O, n) };
-    }
     let (da, db) = dyn_pair(&a, &b);
     binary(op, da.operand(), db.operand(), Some(&wrap(out))).map(|_| ())
 }
 
-/// `f(a)` into a new tensor; `fallback` is the runner for the general case.
-fn unary_new<T, C, O, F>(
-    name: &'static str,
-    f: F,
-    a: &Tensor<T>,
-    fallback: impl FnOnce(&DynTensor) -> Result<DynTensor>,
-) -> Result<Tensor<O>>
+/// `op(a)` into a new tensor of the static result type `O`.
+fn unary_new<T, C, O, F>(op: UnaryOp, _f: F, a: &Tensor<T>) -> Result<Tensor<O>>
 where
     T: DynElement,
     C: Element,
     O: DynElement,
     F: Functor<(C,), Output = O>,
 {
-    let n = a.numel();
-    if a.is_contiguous() && n <= FAST_MAX {
-        let out = Tensor::<O>::try_zeros(a.shape())?;
-        let _borrow = a.storage.borrow(name, false)?;
-        let (pa, po) = (a.data_ptr(), out.storage().as_mut_ptr());
-        for i in 0..n {
-            // SAFETY: `a` is contiguous with n elements from data_ptr (read under a shared
-            // borrow); `out` is fresh, n long.
-            unsafe { po.add(i).write(f.call((convert_value(*pa.add(i)),))) };
-        }
-        return Ok(out);
-    }
-    unwrap_as(name, fallback(&wrap(a))?)
+    unwrap_as(op.name(), unary(op, &wrap(a), None)?)
 }
 
-/// `f(a)` into `out`.
-fn unary_into<T, C, O, U, F>(
-    f: F,
-    a: &Tensor<T>,
-    out: &Tensor<U>,
-    fallback: impl FnOnce(&DynTensor, &DynTensor) -> Result<DynTensor>,
-) -> Result<()>
+/// `op(a)` into `out`.
+fn unary_into<T, C, O, U, F>(op: UnaryOp, _f: F, a: &Tensor<T>, out: &Tensor<U>) -> Result<()>
 where
     T: DynElement,
     C: Element,
@@ -425,28 +214,7 @@ where
     U: DynElement,
     F: Functor<(C,), Output = O>,
 {
-    let n = a.numel();
-    if O::DTYPE == U::DTYPE
-        && a.is_contiguous()
-        && out.is_contiguous()
-        && n <= FAST_MAX
-        && a.shape() == out.shape()
-        && no_partial_overlap(&TOperand::Tensor(a), out)
-    {
-        let _borrows = OpBorrows::acquire(
-            "unary_out",
-            Some(out.storage.borrow_flag()),
-            [Some(a.storage.borrow_flag()), None],
-        )?;
-        let (pa, po) = (a.data_ptr(), out.data_ptr() as *mut O);
-        for i in 0..n {
-            // SAFETY: both contiguous with n elements, the same elements or disjoint; O is U;
-            // the borrows exclude other readers and writers.
-            unsafe { po.add(i).write(f.call((convert_value(*pa.add(i)),))) };
-        }
-        return Ok(());
-    }
-    fallback(&wrap(a), &wrap(out)).map(|_| ())
+    unary(op, &wrap(a), Some(&wrap(out))).map(|_| ())
 }
 
 // ------------------------------------------------------------------------------ binary methods
@@ -510,41 +278,18 @@ macro_rules! binary_float {
     )*};
 }
 
-binary_same! {
-    add, try_add, add_, try_add_, add_out, try_add_out => Add;
-    sub, try_sub, sub_, try_sub_, sub_out, try_sub_out => Sub;
-    mul, try_mul, mul_, try_mul_, mul_out, try_mul_out => Mul;
-    floor_divide, try_floor_divide, floor_divide_, try_floor_divide_, floor_divide_out, try_floor_divide_out => FloorDivide;
-    remainder, try_remainder, remainder_, try_remainder_, remainder_out, try_remainder_out => Remainder;
-    fmod, try_fmod, fmod_, try_fmod_, fmod_out, try_fmod_out => Fmod;
-    pow, try_pow, pow_, try_pow_, pow_out, try_pow_out => Pow;
-    maximum, try_maximum, maximum_, try_maximum_, maximum_out, try_maximum_out => Maximum;
-    minimum, try_minimum, minimum_, try_minimum_, minimum_out, try_minimum_out => Minimum;
-    bitwise_and, try_bitwise_and, bitwise_and_, try_bitwise_and_, bitwise_and_out, try_bitwise_and_out => BitwiseAnd;
-    bitwise_or, try_bitwise_or, bitwise_or_, try_bitwise_or_, bitwise_or_out, try_bitwise_or_out => BitwiseOr;
-    bitwise_xor, try_bitwise_xor, bitwise_xor_, try_bitwise_xor_, bitwise_xor_out, try_bitwise_xor_out => BitwiseXor;
-    bitwise_left_shift, try_bitwise_left_shift, bitwise_left_shift_, try_bitwise_left_shift_, bitwise_left_shift_out, try_bitwise_left_shift_out => BitwiseLeftShift;
-    bitwise_right_shift, try_bitwise_right_shift, bitwise_right_shift_, try_bitwise_right_shift_, bitwise_right_shift_out, try_bitwise_right_shift_out => BitwiseRightShift;
+/// The methods of every binary op of the table, by its result rule.
+macro_rules! typed_binary_methods {
+    (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
+        paste::paste! {$(
+            typed_binary_methods!(@$result $name, [<try_ $name>], [<$name _>], [<try_ $name _>], [<$name _out>], [<try_ $name _out>] => $Op);
+        )*}
+    };
+    (@same $($t:tt)*) => { binary_same! { $($t)*; } };
+    (@bool $($t:tt)*) => { binary_pred! { $($t)*; } };
+    (@to_float $($t:tt)*) => { binary_float! { $($t)*; } };
 }
-
-binary_pred! {
-    eq, try_eq, eq_, try_eq_, eq_out, try_eq_out => Eq;
-    ne, try_ne, ne_, try_ne_, ne_out, try_ne_out => Ne;
-    lt, try_lt, lt_, try_lt_, lt_out, try_lt_out => Lt;
-    le, try_le, le_, try_le_, le_out, try_le_out => Le;
-    gt, try_gt, gt_, try_gt_, gt_out, try_gt_out => Gt;
-    ge, try_ge, ge_, try_ge_, ge_out, try_ge_out => Ge;
-    logical_and, try_logical_and, logical_and_, try_logical_and_, logical_and_out, try_logical_and_out => LogicalAnd;
-    logical_or, try_logical_or, logical_or_, try_logical_or_, logical_or_out, try_logical_or_out => LogicalOr;
-    logical_xor, try_logical_xor, logical_xor_, try_logical_xor_, logical_xor_out, try_logical_xor_out => LogicalXor;
-}
-
-binary_float! {
-    div, try_div, div_, try_div_, div_out, try_div_out => Div;
-    atan2, try_atan2, atan2_, try_atan2_, atan2_out, try_atan2_out => Atan2;
-    copysign, try_copysign, copysign_, try_copysign_, copysign_out, try_copysign_out => Copysign;
-    hypot, try_hypot, hypot_, try_hypot_, hypot_out, try_hypot_out => Hypot;
-}
+crate::binary_op_table!(typed_binary_methods);
 
 // ------------------------------------------------------------------------------ unary methods
 
@@ -553,7 +298,7 @@ macro_rules! unary_methods {
         impl<T: DynElement> Tensor<T> where $($bounds)* {$(
             #[doc = concat!("`", stringify!($name), "(self)`.")]
             pub fn $try_name(&self) -> Result<Tensor<$O>> {
-                unary_new::<T, $C, $O, _>(UnaryOp::$op.name(), f::$op, self, |d| unary(UnaryOp::$op, d, None))
+                unary_new::<T, $C, $O, _>(UnaryOp::$op, <f::$op>::default(), self)
             }
             #[doc = concat!("`", stringify!($name), "(self)`; panics on error.")]
             #[track_caller]
@@ -562,7 +307,7 @@ macro_rules! unary_methods {
             }
             #[doc = concat!("`", stringify!($name), "` into `out` (the result must cast safely to `U`).")]
             pub fn $try_out<U: DynElement>(&self, out: &mut Tensor<U>) -> Result<()> {
-                unary_into::<T, $C, $O, U, _>(f::$op, self, out, |d, o| unary(UnaryOp::$op, d, Some(o)))
+                unary_into::<T, $C, $O, U, _>(UnaryOp::$op, <f::$op>::default(), self, out)
             }
             #[doc = concat!("`", stringify!($name), "` into `out`; panics on error.")]
             #[track_caller]
@@ -575,7 +320,7 @@ macro_rules! unary_methods {
         impl<T: DynElement> Tensor<T> where $($bounds)* {$(
             #[doc = concat!("In-place `", stringify!($op), "`.")]
             pub fn $try_inplace(&mut self) -> Result<()> {
-                unary_into::<T, $C, $O, T, _>(f::$op, self, self, |d, o| unary(UnaryOp::$op, d, Some(o)))
+                unary_into::<T, $C, $O, T, _>(UnaryOp::$op, <f::$op>::default(), self, self)
             }
             #[doc = concat!("In-place `", stringify!($op), "`; panics on error.")]
             #[track_caller]
@@ -607,81 +352,19 @@ macro_rules! unary_float {
     )*};
 }
 
-unary_same! {
-    neg, try_neg, neg_, try_neg_, neg_out, try_neg_out => Neg;
-    abs, try_abs, abs_, try_abs_, abs_out, try_abs_out => Abs;
-    sign, try_sign, sign_, try_sign_, sign_out, try_sign_out => Sign;
-    relu, try_relu, relu_, try_relu_, relu_out, try_relu_out => Relu;
-    silu, try_silu, silu_, try_silu_, silu_out, try_silu_out => Silu;
-    softplus, try_softplus, softplus_, try_softplus_, softplus_out, try_softplus_out => Softplus;
-    floor, try_floor, floor_, try_floor_, floor_out, try_floor_out => Floor;
-    ceil, try_ceil, ceil_, try_ceil_, ceil_out, try_ceil_out => Ceil;
-    round, try_round, round_, try_round_, round_out, try_round_out => Round;
-    trunc, try_trunc, trunc_, try_trunc_, trunc_out, try_trunc_out => Trunc;
-    frac, try_frac, frac_, try_frac_, frac_out, try_frac_out => Frac;
-    bitwise_not, try_bitwise_not, bitwise_not_, try_bitwise_not_, bitwise_not_out, try_bitwise_not_out => BitwiseNot;
+/// The methods of every unary op of the table (but those with `OwnMethods`), by result rule.
+macro_rules! typed_unary_methods {
+    (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
+        paste::paste! {$(
+            typed_unary_methods!(@line [$($flag)*] $result $name, [<try_ $name>], [<$name _>], [<try_ $name _>], [<$name _out>], [<try_ $name _out>] => $Op);
+        )*}
+    };
+    (@line [OwnMethods $($flag:ident)*] $($t:tt)*) => {};
+    (@line [$($flag:ident)*] same $($t:tt)*) => { unary_same! { $($t)*; } };
+    (@line [$($flag:ident)*] bool $($t:tt)*) => { unary_pred! { $($t)*; } };
+    (@line [$($flag:ident)*] to_float $($t:tt)*) => { unary_float! { $($t)*; } };
 }
-
-unary_pred! {
-    logical_not, try_logical_not, logical_not_, try_logical_not_, logical_not_out, try_logical_not_out => LogicalNot;
-    isnan, try_isnan, isnan_, try_isnan_, isnan_out, try_isnan_out => IsNan;
-    isinf, try_isinf, isinf_, try_isinf_, isinf_out, try_isinf_out => IsInf;
-    isfinite, try_isfinite, isfinite_, try_isfinite_, isfinite_out, try_isfinite_out => IsFinite;
-}
-
-unary_float! {
-    exp, try_exp, exp_, try_exp_, exp_out, try_exp_out => Exp;
-    expm1, try_expm1, expm1_, try_expm1_, expm1_out, try_expm1_out => Expm1;
-    log, try_log, log_, try_log_, log_out, try_log_out => Log;
-    log1p, try_log1p, log1p_, try_log1p_, log1p_out, try_log1p_out => Log1p;
-    log2, try_log2, log2_, try_log2_, log2_out, try_log2_out => Log2;
-    log10, try_log10, log10_, try_log10_, log10_out, try_log10_out => Log10;
-    sqrt, try_sqrt, sqrt_, try_sqrt_, sqrt_out, try_sqrt_out => Sqrt;
-    rsqrt, try_rsqrt, rsqrt_, try_rsqrt_, rsqrt_out, try_rsqrt_out => Rsqrt;
-    reciprocal, try_reciprocal, reciprocal_, try_reciprocal_, reciprocal_out, try_reciprocal_out => Reciprocal;
-    sin, try_sin, sin_, try_sin_, sin_out, try_sin_out => Sin;
-    cos, try_cos, cos_, try_cos_, cos_out, try_cos_out => Cos;
-    tan, try_tan, tan_, try_tan_, tan_out, try_tan_out => Tan;
-    asin, try_asin, asin_, try_asin_, asin_out, try_asin_out => Asin;
-    acos, try_acos, acos_, try_acos_, acos_out, try_acos_out => Acos;
-    atan, try_atan, atan_, try_atan_, atan_out, try_atan_out => Atan;
-    sinh, try_sinh, sinh_, try_sinh_, sinh_out, try_sinh_out => Sinh;
-    cosh, try_cosh, cosh_, try_cosh_, cosh_out, try_cosh_out => Cosh;
-    tanh, try_tanh, tanh_, try_tanh_, tanh_out, try_tanh_out => Tanh;
-    sigmoid, try_sigmoid, sigmoid_, try_sigmoid_, sigmoid_out, try_sigmoid_out => Sigmoid;
-    erf, try_erf, erf_, try_erf_, erf_out, try_erf_out => Erf;
-}
-
-/// `square` is PyTorch's `pow(x, 2)`: it always runs through the pow runner (bool has no
-/// typed form: PyTorch gives int64 there).
-impl<T: DynElement> Tensor<T>
-where
-    f::Square: Functor<(T,), Output = T>,
-{
-    /// `x * x` (as `pow(x, 2)`).
-    pub fn try_square(&self) -> Result<Tensor<T>> {
-        unwrap_as("square", unary(UnaryOp::Square, &wrap(self), None)?)
-    }
-    #[track_caller]
-    pub fn square(&self) -> Tensor<T> {
-        ok(self.try_square())
-    }
-    pub fn try_square_(&mut self) -> Result<()> {
-        let d = wrap(self);
-        unary(UnaryOp::Square, &d, Some(&d)).map(|_| ())
-    }
-    #[track_caller]
-    pub fn square_(&mut self) {
-        ok(self.try_square_())
-    }
-    pub fn try_square_out<U: DynElement>(&self, out: &mut Tensor<U>) -> Result<()> {
-        unary(UnaryOp::Square, &wrap(self), Some(&wrap(out))).map(|_| ())
-    }
-    #[track_caller]
-    pub fn square_out<U: DynElement>(&self, out: &mut Tensor<U>) {
-        ok(self.try_square_out(out))
-    }
-}
+crate::unary_op_table!(typed_unary_methods);
 
 // ------------------------------------------------------------------------------ ops with arguments
 
@@ -1165,19 +848,6 @@ fn retype<A: DynElement, O: DynElement>(a: Tensor<A>) -> Tensor<O> {
     O::unwrap(A::wrap(a)).unwrap_or_else(|_| unreachable!("same dtype"))
 }
 
-/// A Rust number on one side of an operator, as an operand of the result type `P`: a value of
-/// `P` when the direct path computes what the runner does, else the scalar itself.
-fn number_operand<'a, P: Element>(op: BinaryOp, s: Scalar, rhs: bool) -> TOperand<'a, P> {
-    let opmath = rhs
-        && P::DTYPE.is_reduced_float()
-        && matches!(op, BinaryOp::Mul | BinaryOp::Div | BinaryOp::FloorDivide);
-    if opmath || (rhs && op == BinaryOp::Pow) {
-        TOperand::Scalar(s)
-    } else {
-        TOperand::Value(s.to::<P>())
-    }
-}
-
 macro_rules! tensor_operators {
     ($($Trait:ident, $method:ident, $Assign:ident, $assign:ident => $op:ident;)*) => {$(
         // &Tensor<A> op &Tensor<B>
@@ -1272,7 +942,7 @@ macro_rules! tensor_operators {
             type Output = Tensor<$Of<A>>;
             #[track_caller]
             fn $method(self, rhs: $n) -> Self::Output {
-                let b = number_operand::<$Of<A>>(BinaryOp::$op, Scalar::from(rhs), true);
+                let b = TOperand::Scalar(Scalar::from(rhs));
                 ok(binary_new::<A, $Of<A>, $Of<A>, $Of<A>, _>(BinaryOp::$op, f::$op, TOperand::Tensor(self), b))
             }
         }
@@ -1285,7 +955,7 @@ macro_rules! tensor_operators {
             #[track_caller]
             fn $method(mut self, rhs: $n) -> Self::Output {
                 if reusable::<A, $Of<A>>(&mut self, None) {
-                    let b = number_operand::<$Of<A>>(BinaryOp::$op, Scalar::from(rhs), true);
+                    let b = TOperand::Scalar(Scalar::from(rhs));
                     ok(binary_into::<A, $Of<A>, $Of<A>, $Of<A>, A, _>(BinaryOp::$op, f::$op, TOperand::Tensor(&self), b, &self));
                     return retype(self);
                 }
@@ -1300,7 +970,7 @@ macro_rules! tensor_operators {
             type Output = Tensor<$Of<A>>;
             #[track_caller]
             fn $method(self, rhs: &Tensor<A>) -> Self::Output {
-                let a = number_operand::<$Of<A>>(BinaryOp::$op, Scalar::from(self), false);
+                let a = TOperand::Scalar(Scalar::from(self));
                 ok(binary_new::<$Of<A>, A, $Of<A>, $Of<A>, _>(BinaryOp::$op, f::$op, a, TOperand::Tensor(rhs)))
             }
         }
@@ -1322,7 +992,7 @@ macro_rules! tensor_operators {
         {
             #[track_caller]
             fn $assign(&mut self, rhs: $n) {
-                let b = number_operand::<$Of<A>>(BinaryOp::$op, Scalar::from(rhs), true);
+                let b = TOperand::Scalar(Scalar::from(rhs));
                 ok(binary_into::<A, $Of<A>, $Of<A>, $Of<A>, A, _>(BinaryOp::$op, f::$op, TOperand::Tensor(self), b, self))
             }
         }
@@ -1421,7 +1091,7 @@ macro_rules! div_numbers {
             type Output = Tensor<FloatOf<A>>;
             #[track_caller]
             fn div(self, rhs: $n) -> Self::Output {
-                let b = number_operand::<FloatOf<A>>(BinaryOp::Div, Scalar::from(rhs), true);
+                let b = TOperand::Scalar(Scalar::from(rhs));
                 ok(binary_new::<A, FloatOf<A>, FloatOf<A>, FloatOf<A>, _>(BinaryOp::Div, f::Div, TOperand::Tensor(self), b))
             }
         }
@@ -1443,7 +1113,7 @@ macro_rules! div_numbers {
             type Output = Tensor<FloatOf<A>>;
             #[track_caller]
             fn div(self, rhs: &Tensor<A>) -> Self::Output {
-                let a = number_operand::<FloatOf<A>>(BinaryOp::Div, Scalar::from(self), false);
+                let a = TOperand::Scalar(Scalar::from(self));
                 ok(binary_new::<FloatOf<A>, A, FloatOf<A>, FloatOf<A>, _>(BinaryOp::Div, f::Div, a, TOperand::Tensor(rhs)))
             }
         }
@@ -1454,7 +1124,7 @@ macro_rules! div_numbers {
         {
             #[track_caller]
             fn div_assign(&mut self, rhs: $n) {
-                let b = number_operand::<FloatOf<A>>(BinaryOp::Div, Scalar::from(rhs), true);
+                let b = TOperand::Scalar(Scalar::from(rhs));
                 ok(binary_into::<A, FloatOf<A>, FloatOf<A>, FloatOf<A>, A, _>(BinaryOp::Div, f::Div, TOperand::Tensor(self), b, self))
             }
         }

@@ -5,7 +5,7 @@ use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::functors::{self as f, Functor, UnaryOp};
+use crate::functors::{self as f, Functor, OpFlag, UnaryOp};
 use crate::iter::{IterConfig, LoopCost, TensorIterator};
 use crate::kernels;
 
@@ -64,28 +64,6 @@ pub(crate) fn build_unary_iter(
 /// of 1-2 µs.
 pub(crate) const FAST_F32: LoopCost = LoopCost::Moderate;
 
-fn cost(op: UnaryOp) -> LoopCost {
-    match op {
-        UnaryOp::Neg
-        | UnaryOp::Abs
-        | UnaryOp::Sign
-        | UnaryOp::Relu
-        | UnaryOp::Square
-        | UnaryOp::Floor
-        | UnaryOp::Ceil
-        | UnaryOp::Round
-        | UnaryOp::Trunc
-        | UnaryOp::Frac
-        | UnaryOp::LogicalNot
-        | UnaryOp::BitwiseNot
-        | UnaryOp::IsNan
-        | UnaryOp::IsInf
-        | UnaryOp::IsFinite => LoopCost::Cheap,
-        UnaryOp::Sqrt | UnaryOp::Rsqrt | UnaryOp::Reciprocal => LoopCost::Moderate,
-        _ => LoopCost::Expensive,
-    }
-}
-
 /// `op(a)` into `out` (or a new tensor).
 pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynTensor> {
     let ad = a.dtype();
@@ -95,15 +73,14 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
         other: None,
     };
     let compute = op.compute_dtype(ad).ok_or_else(unsupported)?;
-    if op == UnaryOp::Square {
+    if op.has(OpFlag::ViaPow) {
         // square is pow(x, 2) in PyTorch, with its promotion (bool -> int64).
-        let out = super::binary::binary(
+        return super::binary::binary(
             f::BinaryOp::Pow,
             super::Operand::Tensor(a),
             super::Operand::Scalar(crate::Scalar::Int(2)),
             out,
-        )?;
-        return Ok(out);
+        );
     }
     let iter = build_unary_iter(
         op.name(),
@@ -112,57 +89,20 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
         a,
         out,
     )?;
-    // The f32 exp/sigmoid/tanh/gelu functors are the vectorized fastmath forms: cheaper grain.
-    let fast_f32 = compute == DType::F32
-        && matches!(
-            op,
-            UnaryOp::Exp | UnaryOp::Sigmoid | UnaryOp::Tanh | UnaryOp::Gelu
-        );
-    let c = if fast_f32 { FAST_F32 } else { cost(op) };
-    macro_rules! run {
-        ($set:tt, $f:expr) => {
-            dispatch_dtypes!(compute, $set, C => run_unary::<C, _>(&iter, c, $f), _ => Err(unsupported()))
+    // The vectorized f32 functors (`fastmath`) are cheaper per element: a smaller grain.
+    let c = if compute == DType::F32 && op.has(OpFlag::VectorF32) {
+        FAST_F32
+    } else {
+        op.info().cost.into()
+    };
+    // One match arm per line of the op table, each dispatching over the line's dtype set.
+    macro_rules! dispatch {
+        (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
+            match op {$(
+                UnaryOp::$Op => dispatch_dtypes!(compute, $dtypes, C => run_unary::<C, _>(&iter, c, <f::$Op>::default()), _ => Err(unsupported())),
+            )*}
         };
     }
-    match op {
-        UnaryOp::Neg => run!(numeric, f::Neg),
-        UnaryOp::Abs => run!(numeric, f::Abs),
-        UnaryOp::Sign => run!(all, f::Sign),
-        UnaryOp::Relu => run!(numeric, f::Relu),
-        UnaryOp::Exp => run!(float, f::Exp),
-        UnaryOp::Expm1 => run!(float, f::Expm1),
-        UnaryOp::Log => run!(float, f::Log),
-        UnaryOp::Log1p => run!(float, f::Log1p),
-        UnaryOp::Log2 => run!(float, f::Log2),
-        UnaryOp::Log10 => run!(float, f::Log10),
-        UnaryOp::Sqrt => run!(float, f::Sqrt),
-        UnaryOp::Rsqrt => run!(float, f::Rsqrt),
-        UnaryOp::Reciprocal => run!(float, f::Reciprocal),
-        UnaryOp::Square => unreachable!("handled above"),
-        UnaryOp::Sin => run!(float, f::Sin),
-        UnaryOp::Cos => run!(float, f::Cos),
-        UnaryOp::Tan => run!(float, f::Tan),
-        UnaryOp::Asin => run!(float, f::Asin),
-        UnaryOp::Acos => run!(float, f::Acos),
-        UnaryOp::Atan => run!(float, f::Atan),
-        UnaryOp::Sinh => run!(float, f::Sinh),
-        UnaryOp::Cosh => run!(float, f::Cosh),
-        UnaryOp::Tanh => run!(float, f::Tanh),
-        UnaryOp::Sigmoid => run!(float, f::Sigmoid),
-        UnaryOp::Silu => run!(float, f::Silu),
-        UnaryOp::Softplus => run!(float, f::Softplus),
-        UnaryOp::Gelu => run!(float, f::Gelu::default()),
-        UnaryOp::Erf => run!(float, f::Erf),
-        UnaryOp::Floor => run!(numeric, f::Floor),
-        UnaryOp::Ceil => run!(numeric, f::Ceil),
-        UnaryOp::Round => run!(numeric, f::Round),
-        UnaryOp::Trunc => run!(numeric, f::Trunc),
-        UnaryOp::Frac => run!(float, f::Frac),
-        UnaryOp::LogicalNot => run!(all, f::LogicalNot),
-        UnaryOp::BitwiseNot => run!(integral, f::BitwiseNot),
-        UnaryOp::IsNan => run!(all, f::IsNan),
-        UnaryOp::IsInf => run!(all, f::IsInf),
-        UnaryOp::IsFinite => run!(all, f::IsFinite),
-    }?;
+    crate::unary_op_table!(dispatch)?;
     Ok(super::binary::finish(iter, out))
 }

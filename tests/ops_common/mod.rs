@@ -846,55 +846,15 @@ fn ref_binary(op: BinaryOp, a: &Opnd, b: &Opnd) -> Result<Output, String> {
         });
     }
 
-    macro_rules! go {
-        ($f:expr, [$($v:ident),*]) => {
-            on!(compute, [$($v),*], T => map2::<T, _>($f, &av, &bv))
+    // The functor of each op of weft's table, over the line's dtype set.
+    macro_rules! dispatch {
+        (() $($Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [$($f:ident)*];)*) => {
+            match op {$(
+                B::$Op => weft::dispatch_dtypes!(compute, $dtypes, T => map2::<T, _>(<weft::functors::$Op>::default(), &av, &bv), _ => unreachable!("compute_dtype checked")),
+            )*}
         };
     }
-    macro_rules! all {
-        ($f:expr) => {
-            go!($f, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64])
-        };
-    }
-    macro_rules! num {
-        ($f:expr) => {
-            go!($f, [U8, I8, I16, I32, I64, F16, BF16, F32, F64])
-        };
-    }
-    macro_rules! fl {
-        ($f:expr) => {
-            go!($f, [F16, BF16, F32, F64])
-        };
-    }
-    let values = match op {
-        B::Add => all!(Add),
-        B::Sub => num!(Sub),
-        B::Mul => all!(Mul),
-        B::Div => fl!(Div),
-        B::FloorDivide => num!(FloorDivide),
-        B::Remainder => num!(Remainder),
-        B::Fmod => num!(Fmod),
-        B::Pow => num!(Pow),
-        B::Atan2 => fl!(Atan2),
-        B::Copysign => fl!(Copysign),
-        B::Hypot => fl!(Hypot),
-        B::Maximum => all!(Maximum),
-        B::Minimum => all!(Minimum),
-        B::Eq => all!(Eq),
-        B::Ne => all!(Ne),
-        B::Lt => all!(Lt),
-        B::Le => all!(Le),
-        B::Gt => all!(Gt),
-        B::Ge => all!(Ge),
-        B::LogicalAnd => all!(LogicalAnd),
-        B::LogicalOr => all!(LogicalOr),
-        B::LogicalXor => all!(LogicalXor),
-        B::BitwiseAnd => go!(BitwiseAnd, [Bool, U8, I8, I16, I32, I64]),
-        B::BitwiseOr => go!(BitwiseOr, [Bool, U8, I8, I16, I32, I64]),
-        B::BitwiseXor => go!(BitwiseXor, [Bool, U8, I8, I16, I32, I64]),
-        B::BitwiseLeftShift => go!(BitwiseLeftShift, [U8, I8, I16, I32, I64]),
-        B::BitwiseRightShift => go!(BitwiseRightShift, [U8, I8, I16, I32, I64]),
-    };
+    let values = weft::binary_op_table!(dispatch);
     Ok(Output {
         dtype: op.out_dtype(compute),
         shape,
@@ -908,69 +868,25 @@ fn ref_unary(op: UnaryOp, t: &Arg) -> Result<Output, String> {
         .compute_dtype(t.dtype)
         .ok_or_else(|| format!("{} not implemented for {}", op.name(), t.dtype))?;
     let xv = t.logical();
-    macro_rules! go {
-        ($f:expr, [$($v:ident),*]) => {
-            on!(compute, [$($v),*], T => map1::<T, _>($f, &xv))
+    // square is pow(x, 2) (bool computes in int64).
+    if op == U::Square {
+        let values = on!(compute, [U8, I8, I16, I32, I64, F16, BF16, F32, F64], T =>
+            map1::<T, _>(PowScalar { exp: Scalar::Int(2).to::<T>() }, &xv));
+        return Ok(Output {
+            dtype: compute,
+            shape: t.shape.clone(),
+            values,
+        });
+    }
+    // The functor of each op of weft's table, over the line's dtype set.
+    macro_rules! dispatch {
+        (() $($Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [$($f:ident)*];)*) => {
+            match op {$(
+                U::$Op => weft::dispatch_dtypes!(compute, $dtypes, T => map1::<T, _>(<weft::functors::$Op>::default(), &xv), _ => unreachable!("compute_dtype checked")),
+            )*}
         };
     }
-    macro_rules! fl {
-        ($f:expr) => {
-            go!($f, [F16, BF16, F32, F64])
-        };
-    }
-    macro_rules! num {
-        ($f:expr) => {
-            go!($f, [U8, I8, I16, I32, I64, F16, BF16, F32, F64])
-        };
-    }
-    macro_rules! all {
-        ($f:expr) => {
-            go!($f, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64])
-        };
-    }
-    let values = match op {
-        U::Neg => num!(Neg),
-        U::Abs => num!(Abs),
-        U::Sign => all!(Sign),
-        U::Relu => num!(Relu),
-        // square is pow(x, 2) (bool computes in int64).
-        U::Square => num!(PowScalar {
-            exp: Scalar::Int(2).to::<T>()
-        }),
-        U::Exp => fl!(Exp),
-        U::Expm1 => fl!(Expm1),
-        U::Log => fl!(Log),
-        U::Log1p => fl!(Log1p),
-        U::Log2 => fl!(Log2),
-        U::Log10 => fl!(Log10),
-        U::Sqrt => fl!(Sqrt),
-        U::Rsqrt => fl!(Rsqrt),
-        U::Reciprocal => fl!(Reciprocal),
-        U::Sin => fl!(Sin),
-        U::Cos => fl!(Cos),
-        U::Tan => fl!(Tan),
-        U::Asin => fl!(Asin),
-        U::Acos => fl!(Acos),
-        U::Atan => fl!(Atan),
-        U::Sinh => fl!(Sinh),
-        U::Cosh => fl!(Cosh),
-        U::Tanh => fl!(Tanh),
-        U::Sigmoid => fl!(Sigmoid),
-        U::Silu => fl!(Silu),
-        U::Softplus => fl!(Softplus),
-        U::Gelu => fl!(Gelu::default()),
-        U::Erf => fl!(Erf),
-        U::Frac => fl!(Frac),
-        U::Floor => num!(Floor),
-        U::Ceil => num!(Ceil),
-        U::Round => num!(Round),
-        U::Trunc => num!(Trunc),
-        U::LogicalNot => all!(LogicalNot),
-        U::BitwiseNot => go!(BitwiseNot, [Bool, U8, I8, I16, I32, I64]),
-        U::IsNan => all!(IsNan),
-        U::IsInf => all!(IsInf),
-        U::IsFinite => all!(IsFinite),
-    };
+    let values = weft::unary_op_table!(dispatch);
     Ok(Output {
         dtype: op.out_dtype(compute),
         shape: t.shape.clone(),

@@ -7,6 +7,7 @@ use weft::device::layout::{
     Outlined, StridedLayout, WithScalar, binary_contig, binary_strided, ternary_contig,
     ternary_strided, unary_contig, unary_strided,
 };
+use weft::functors::table::{Cost, cost_of};
 #[allow(unused_imports)]
 use weft::half::{bf16, f16};
 
@@ -35,28 +36,30 @@ fn thread() -> (u64, u64) {
 
 /// Whether op `op` computing in type `t` calls its functor through one shared non-inlined
 /// function ([`Outlined`]) instead of inlining it at every call site (16 per contiguous kernel
-/// for 1-byte types, 2 per strided kernel). Outlined: libm-based and other long functors, and
-/// every f16/bf16 op (each inlined copy carries software f16/bf16 <-> f32 conversions). Cheap
+/// for 1-byte types, 2 per strided kernel). Outlined: ops the op table does not call `Cheap`
+/// (libm-based and other long functors), the long kernels outside the table, and every
+/// f16/bf16 op (each inlined copy carries software f16/bf16 <-> f32 conversions). Cheap
 /// arithmetic, comparisons and bit ops on the other types stay inlined (the bandwidth-bound
 /// hot paths).
 const fn outline(op: &str, t: &str) -> bool {
-    const EXPENSIVE: &[&str] = &[
-        "floor_divide", "remainder", "fmod", "pow", "pow_scalar", "atan2", "hypot", "exp",
-        "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan",
-        "sinh", "cosh", "tanh", "sigmoid", "silu", "softplus", "erf", "gelu", "lerp",
-        "lerp_scalar", "frac", "round",
-    ];
+    const LONG_SPECIALS: &[&str] = &["pow_scalar", "lerp", "lerp_scalar"];
     if eq(t, "f16") || eq(t, "bf16") {
         return true;
     }
-    let mut i = 0;
-    while i < EXPENSIVE.len() {
-        if eq(op, EXPENSIVE[i]) {
-            return true;
+    match cost_of(op) {
+        Some(Cost::Cheap) => false,
+        Some(_) => true,
+        None => {
+            let mut i = 0;
+            while i < LONG_SPECIALS.len() {
+                if eq(op, LONG_SPECIALS[i]) {
+                    return true;
+                }
+                i += 1;
+            }
+            false
         }
-        i += 1;
     }
-    false
 }
 
 const fn eq(a: &str, b: &str) -> bool {
@@ -177,24 +180,24 @@ macro_rules! kernels_for {
 /// namespace for `c`/`s`) per (op, type).
 macro_rules! instantiate {
     () => {};
-    ($name:literal ($A:ty, $B:ty) => $F:path, scalar: [$($t:ident),*]; $($rest:tt)*) => {
+    ($name:ident ($A:ty, $B:ty) => $F:path, scalar: [$($t:ident),*]; $($rest:tt)*) => {
         $(const _: () = {
             #[allow(dead_code)]
             type T = $t;
-            kernels_for!(concat!($name, "_", stringify!($t)), ($A, $B), $F, outline($name, stringify!($t)));
+            kernels_for!(concat!(stringify!($name), "_", stringify!($t)), ($A, $B), $F, outline(stringify!($name), stringify!($t)));
         };
         const _: () = {
             #[allow(dead_code)]
             type T = $t;
-            unary_kernels!(concat!($name, "_scalar_", stringify!($t)), WithScalar<$F, $B>, $A, outline($name, stringify!($t)));
+            unary_kernels!(concat!(stringify!($name), "_scalar_", stringify!($t)), WithScalar<$F, $B>, $A, outline(stringify!($name), stringify!($t)));
         };)*
         instantiate!($($rest)*);
     };
-    ($name:literal $args:tt => $F:path: [$($t:ident),*]; $($rest:tt)*) => {
+    ($name:ident $args:tt => $F:path: [$($t:ident),*]; $($rest:tt)*) => {
         $(const _: () = {
             #[allow(dead_code)]
             type T = $t;
-            kernels_for!(concat!($name, "_", stringify!($t)), $args, $F, outline($name, stringify!($t)));
+            kernels_for!(concat!(stringify!($name), "_", stringify!($t)), $args, $F, outline(stringify!($name), stringify!($t)));
         };)*
         instantiate!($($rest)*);
     };

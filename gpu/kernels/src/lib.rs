@@ -3,6 +3,8 @@
 //! toolchain never parses the nightly-only parts.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
+// `weft::gpu_kernel_list!` nests one macro call per op-table line.
+#![recursion_limit = "512"]
 
 #[cfg(target_arch = "nvptx64")]
 mod device;
