@@ -424,8 +424,8 @@ fn more_unary_math_against_f64() {
     assert!(Atanh.call((2.0f32,)).is_nan());
     // erfc keeps its relative accuracy in the tail, where 1 - erf(x) is 0.
     assert!(close64(Erfc.call((10.0f64,)), 2.088_487_583_762_545e-45));
-    assert!(close32(Erfc.call((9.0f32,)), 4.137_031_746_513_810_2e-37));
-    assert!(close64(Erfc.call((-1.0f64,)), 1.842_700_792_949_714_9));
+    assert!(close32(Erfc.call((9.0f32,)), 4.137_031_746_513_81e-37));
+    assert!(close64(Erfc.call((-1.0f64,)), 1.842_700_792_949_715));
     assert!(close32(Erfc.call((0.5f32,)), 0.479_500_122_186_953_5));
     assert_eq!(Erfc.call((f64::NEG_INFINITY,)), 2.0);
     assert_eq!(Erfc.call((f32::INFINITY,)), 0.0);
@@ -457,10 +457,7 @@ fn elu_family_and_smooth_activations() {
     );
     // selu: scale * x, or expm1(x) * (alpha * scale).
     // PyTorch's constants (as written in its source).
-    let (alpha, scale): (f64, f64) = (
-        1.673_263_242_354_377_284_817_042_991_671_7,
-        1.050_700_987_355_480_493_419_334_985_294_6,
-    );
+    let (alpha, scale): (f64, f64) = (1.673_263_242_354_377_2, 1.050_700_987_355_480_5);
     assert_eq!(Selu.call((1.0f64,)), scale);
     assert_eq!(Selu.call((f64::NEG_INFINITY,)), -(alpha * scale));
     assert!(close64(Selu.call((-1e-20f64,)), -1e-20 * alpha * scale));
