@@ -394,3 +394,291 @@ fn op_tables_match_promotion_json() {
         assert_eq!(UnaryOp::from_name(op.name()), Some(*op));
     }
 }
+
+// ---------------------------------------------------------------- the ops_more.json functors
+
+#[test]
+fn more_unary_math_against_f64() {
+    check_unary(Exp2, f64::exp2);
+    check_unary(Asinh, f64::asinh);
+    // std's acosh is NaN below 1; libm's is not (it branches on |x|): Acosh must be.
+    check_unary(Acosh, f64::acosh);
+    check_unary(Atanh, f64::atanh);
+    check_unary(Deg2rad, |x| x * (std::f64::consts::PI / 180.0));
+    check_unary(Rad2deg, |x| x * (180.0 / std::f64::consts::PI));
+    check_unary(Mish, |x| x * x.exp().ln_1p().tanh());
+    check_unary(Hardsigmoid, |x| (x + 3.0).clamp(0.0, 6.0) / 6.0);
+    check_unary(Softsign, |x| x / (1.0 + x.abs()));
+    assert_eq!(Exp2.call((10.0f32,)), 1024.0);
+    assert_eq!(Exp2.call((f64::NEG_INFINITY,)), 0.0);
+    assert_eq!(Exp2.call((f16::from_f32(15.0),)), f16::from_f32(32768.0));
+    assert_eq!(Exp2.call((f16::from_f32(16.0),)), f16::INFINITY);
+    assert_eq!(Asinh.call((-0.0f32,)).to_bits(), (-0.0f32).to_bits());
+    assert_eq!(Acosh.call((1.0f64,)), 0.0);
+    for x in [0.5f32, -1.0, -2.0, -128.0, -1e30, f32::NEG_INFINITY] {
+        assert!(Acosh.call((x,)).is_nan(), "acosh({x})");
+        assert!(Acosh.call((x as f64,)).is_nan(), "acosh({x})");
+    }
+    assert_eq!(Atanh.call((1.0f32,)), f32::INFINITY);
+    assert_eq!(Atanh.call((-1.0f64,)), f64::NEG_INFINITY);
+    assert!(Atanh.call((2.0f32,)).is_nan());
+    // erfc keeps its relative accuracy in the tail, where 1 - erf(x) is 0.
+    assert!(close64(Erfc.call((10.0f64,)), 2.088_487_583_762_545e-45));
+    assert!(close32(Erfc.call((9.0f32,)), 4.137_031_746_513_81e-37));
+    assert!(close64(Erfc.call((-1.0f64,)), 1.842_700_792_949_715));
+    assert!(close32(Erfc.call((0.5f32,)), 0.479_500_122_186_953_5));
+    assert_eq!(Erfc.call((f64::NEG_INFINITY,)), 2.0);
+    assert_eq!(Erfc.call((f32::INFINITY,)), 0.0);
+    // deg2rad/rad2deg: f16/bf16 multiply by the f32 constant (PyTorch's opmath scalar).
+    for bits in 0..=u16::MAX {
+        let x = bf16::from_bits(bits);
+        let want = bf16::from_f32(x.to_f32() * (std::f64::consts::PI / 180.0) as f32);
+        let got = Deg2rad.call((x,));
+        assert!(
+            got == want || (got.is_nan() && want.is_nan()),
+            "deg2rad({x})"
+        );
+    }
+    assert!(close64(Deg2rad.call((180.0f64,)), std::f64::consts::PI));
+    assert!(close64(Rad2deg.call((std::f64::consts::PI,)), 180.0));
+}
+
+#[test]
+fn elu_family_and_smooth_activations() {
+    // expm1, not exp(x) - 1 (which is 0 here).
+    assert_eq!(Elu.call((-1e-10f32,)), -1e-10);
+    assert_eq!(Celu.call((-1e-12f64,)), Expm1.call((-1e-12f64,)));
+    assert_eq!(Elu.call((f64::NEG_INFINITY,)), -1.0);
+    assert_eq!(Elu.call((2.5f32,)), 2.5);
+    assert!(Elu.call((f32::NAN,)).is_nan());
+    assert_eq!(
+        Celu.call((f16::from_f32(-1.0),)),
+        f16::from_f32((-1.0f32).exp_m1())
+    );
+    // selu: scale * x, or expm1(x) * (alpha * scale).
+    // PyTorch's constants (as written in its source).
+    let (alpha, scale): (f64, f64) = (1.673_263_242_354_377_2, 1.050_700_987_355_480_5);
+    assert_eq!(Selu.call((1.0f64,)), scale);
+    assert_eq!(Selu.call((f64::NEG_INFINITY,)), -(alpha * scale));
+    assert!(close64(Selu.call((-1e-20f64,)), -1e-20 * alpha * scale));
+    assert!(close32(
+        Selu.call((-1.0f32,)),
+        (-1.0f64).exp_m1() * alpha * scale
+    ));
+    assert_eq!(Selu.call((2.0f32,)), 2.0 * scale as f32);
+    // mish: x * tanh(log1p(e^x)), no threshold; NaN at -inf as torch (-inf * 0).
+    assert!(close64(Mish.call((1.0f64,)), 0.865_098_388_267_310_3));
+    assert_eq!(Mish.call((100.0f32,)), 100.0);
+    assert_eq!(Mish.call((f32::INFINITY,)), f32::INFINITY);
+    assert!(Mish.call((f64::NEG_INFINITY,)).is_nan());
+    // logsigmoid: stable where log(sigmoid(x)) underflows to -inf.
+    assert!(close64(Logsigmoid.call((0.0f64,)), -std::f64::consts::LN_2));
+    assert_eq!(Logsigmoid.call((-1000.0f32,)), -1000.0);
+    assert_eq!(Logsigmoid.call((-200.0f64,)), -200.0);
+    assert_eq!(Logsigmoid.call((1000.0f64,)), 0.0);
+    assert_eq!(Logsigmoid.call((f32::NEG_INFINITY,)), f32::NEG_INFINITY);
+    assert!(close32(Logsigmoid.call((20.0f32,)), -2.061_153_6e-9));
+    assert!(Logsigmoid.call((f64::NAN,)).is_nan());
+    // hardswish / hardsigmoid: x * min(max(x+3, 0), 6) / 6.
+    assert_eq!(Hardswish.call((-3.0f32,)), 0.0);
+    assert_eq!(Hardswish.call((-4.0f64,)), 0.0);
+    assert_eq!(Hardswish.call((3.0f32,)), 3.0);
+    assert_eq!(Hardswish.call((10.0f64,)), 10.0);
+    assert_eq!(Hardswish.call((1.0f64,)), 4.0 / 6.0);
+    assert_eq!(Hardswish.call((-1.0f32,)), -2.0 / 6.0);
+    assert!(Hardswish.call((f32::NAN,)).is_nan());
+    assert_eq!(Hardsigmoid.call((0.0f32,)), 0.5);
+    assert_eq!(Hardsigmoid.call((-3.5f64,)), 0.0);
+    assert_eq!(Hardsigmoid.call((3.5f64,)), 1.0);
+    assert_eq!(Hardsigmoid.call((1.0f32,)), 4.0 / 6.0);
+    assert!(Hardsigmoid.call((f64::NAN,)).is_nan());
+    assert_eq!(
+        Hardswish.call((bf16::from_f32(1.0),)),
+        bf16::from_f32(4.0 / 6.0)
+    );
+}
+
+#[test]
+fn softsign_and_logit_round_like_pytorch() {
+    assert_eq!(Softsign.call((1.0f32,)), 0.5);
+    assert_eq!(Softsign.call((-3.0f64,)), -0.75);
+    assert!(Softsign.call((f32::INFINITY,)).is_nan()); // inf / inf, as torch
+    // Integers: |x| + 1 wraps in the integer type, then f32 division.
+    assert_eq!(Softsign.call((i8::MIN,)), -128.0 / -127.0);
+    assert_eq!(Softsign.call((255u8,)), f32::INFINITY);
+    assert_eq!(Softsign.call((-3i32,)), -0.75);
+    assert_eq!(Softsign.call(((1i64 << 40) + 1,)), 1.0);
+    // f16: x / f16(|x| + 1), two roundings (PyTorch's `x / (x.abs() + 1)`).
+    let mut differs = 0;
+    for bits in 0..0x7c00u16 {
+        let x = f16::from_bits(bits);
+        let xf = x.to_f32();
+        let two = f16::from_f32(xf / f16::from_f32(xf + 1.0).to_f32());
+        differs += (two != f16::from_f32(xf / (xf + 1.0))) as usize;
+        assert_eq!(Softsign.call((x,)), two, "softsign({x})");
+    }
+    assert!(differs > 0);
+
+    // logit = log(x / (1 - x)), inf at exactly 1, NaN outside [0, 1].
+    assert_eq!(Logit.call((0.5f32,)), 0.0);
+    assert_eq!(Logit.call((1.0f64,)), f64::INFINITY);
+    assert_eq!(Logit.call((0.0f32,)), f32::NEG_INFINITY);
+    assert!(Logit.call((2.0f64,)).is_nan() && Logit.call((-0.5f32,)).is_nan());
+    // PyTorch's formula, not log(x) - log1p(-x) (they differ by ulps near 0.5).
+    let x = 0.500_000_1f64;
+    assert_eq!(Logit.call((x,)), (x / (1.0 - x)).ln());
+    // f16/bf16: every step rounded to the format, as PyTorch's Half arithmetic.
+    let mut differs = 0;
+    for bits in 0x0001..0x3c00u16 {
+        let x = f16::from_bits(bits);
+        let r = |v: f32| f16::from_f32(v).to_f32();
+        let xf = x.to_f32();
+        let step = f16::from_f32(libm::logf(r(xf / r(1.0 - xf))));
+        differs += (step != f16::from_f32(libm::logf(xf / (1.0 - xf)))) as usize;
+        assert_eq!(Logit.call((x,)), step, "logit({x})");
+    }
+    assert!(differs > 0);
+}
+
+#[test]
+fn more_binary_specials() {
+    // xlogy: 0 where x == 0 (even at y = 0 or inf), NaN whenever y is NaN.
+    assert_eq!(Xlogy.call((0.0f32, 0.0)).to_bits(), 0.0f32.to_bits());
+    assert_eq!(Xlogy.call((-0.0f64, 0.0)).to_bits(), 0.0f64.to_bits());
+    assert_eq!(Xlogy.call((0.0f64, f64::INFINITY)), 0.0);
+    assert!(Xlogy.call((0.0f32, f32::NAN)).is_nan());
+    assert!(Xlogy.call((f32::NAN, 0.0)).is_nan());
+    assert_eq!(Xlogy.call((2.0f64, 1.0)), 0.0);
+    assert_eq!(Xlogy.call((3.0f32, 0.0)), f32::NEG_INFINITY);
+    assert!(close64(Xlogy.call((2.0f64, std::f64::consts::E)), 2.0));
+    // logaddexp: equal infinities give themselves; large equal values do not overflow.
+    assert_eq!(
+        Logaddexp.call((f32::INFINITY, f32::INFINITY)),
+        f32::INFINITY
+    );
+    assert_eq!(
+        Logaddexp.call((f64::NEG_INFINITY, f64::NEG_INFINITY)),
+        f64::NEG_INFINITY
+    );
+    assert_eq!(
+        Logaddexp.call((f32::INFINITY, f32::NEG_INFINITY)),
+        f32::INFINITY
+    );
+    assert_eq!(Logaddexp.call((f64::NEG_INFINITY, 2.0)), 2.0);
+    assert!(close64(
+        Logaddexp.call((1000.0f64, 1000.0)),
+        1000.0 + std::f64::consts::LN_2
+    ));
+    assert!(close64(
+        Logaddexp.call((-1000.0f64, -1000.0)),
+        -1000.0 + std::f64::consts::LN_2
+    ));
+    assert!(close32(
+        Logaddexp.call((0.0f32, 0.0)),
+        std::f64::consts::LN_2
+    ));
+    assert!(
+        Logaddexp.call((f32::NAN, 1.0)).is_nan() && Logaddexp.call((1.0f64, f64::NAN)).is_nan()
+    );
+    assert!(Logaddexp.call((f64::NAN, f64::INFINITY)).is_nan());
+    // fmax/fmin ignore a NaN operand.
+    assert_eq!(Fmax.call((f32::NAN, 1.0)), 1.0);
+    assert_eq!(Fmax.call((1.0f64, f64::NAN)), 1.0);
+    assert!(Fmax.call((f32::NAN, f32::NAN)).is_nan());
+    assert_eq!(Fmin.call((f64::NAN, -1.0)), -1.0);
+    assert_eq!(Fmin.call((-1.0f32, f32::NAN)), -1.0);
+    assert_eq!(
+        Fmax.call((f16::NAN, f16::from_f32(2.0))),
+        f16::from_f32(2.0)
+    );
+    assert_eq!(
+        Fmin.call((bf16::from_f32(2.0), bf16::NAN)),
+        bf16::from_f32(2.0)
+    );
+    assert_eq!(Fmax.call((-3i8, 2)), 2);
+    assert_eq!(Fmin.call((200u8, 7)), 7);
+    assert!(Fmax.call((true, false)) && !Fmin.call((true, false)));
+    // heaviside: values at ±0, 0 for NaN and negatives, 1 for positives.
+    assert_eq!(Heaviside.call((0.0f32, 0.5)), 0.5);
+    assert_eq!(Heaviside.call((-0.0f64, 0.25)), 0.25);
+    assert_eq!(Heaviside.call((f64::NAN, 0.5)), 0.0);
+    assert_eq!(Heaviside.call((-3.0f32, 7.0)), 0.0);
+    assert_eq!(Heaviside.call((f16::from_f32(2.0), f16::NAN)), f16::ONE);
+    assert!(Heaviside.call((bf16::ZERO, bf16::NAN)).is_nan());
+    assert_eq!(Heaviside.call((0i8, -5)), -5);
+    assert_eq!(Heaviside.call((-2i64, 9)), 0);
+    assert_eq!(Heaviside.call((9i32, 5)), 1);
+    assert_eq!(Heaviside.call((0u8, 77)), 77);
+    assert!(Heaviside.call((false, true)) && Heaviside.call((true, false)));
+    assert!(!Heaviside.call((false, false)));
+}
+
+#[test]
+fn nextafter_steps_in_its_own_format() {
+    assert_eq!(Nextafter.call((1.0f32, 2.0)), 1.0 + f32::EPSILON);
+    assert_eq!(Nextafter.call((1.0f64, 0.0)), 1.0 - f64::EPSILON / 2.0);
+    assert_eq!(Nextafter.call((0.0f32, -1.0)), -f32::from_bits(1));
+    assert_eq!(
+        Nextafter.call((0.0f64, -0.0)).to_bits(),
+        (-0.0f64).to_bits()
+    );
+    assert_eq!(Nextafter.call((f32::MAX, f32::INFINITY)), f32::INFINITY);
+    assert!(Nextafter.call((f64::NAN, 1.0)).is_nan());
+    // f16/bf16 step by one unit of *their* last place (through f32 they would not move).
+    let h = |x: f32| f16::from_f32(x);
+    let b = |x: f32| bf16::from_f32(x);
+    assert_eq!(Nextafter.call((h(1.0), h(2.0))), h(1.0 + 2f32.powi(-10)));
+    assert_eq!(Nextafter.call((h(1.0), h(0.0))), h(1.0 - 2f32.powi(-11)));
+    assert_eq!(Nextafter.call((b(1.0), b(2.0))), b(1.0 + 2f32.powi(-7)));
+    assert_eq!(Nextafter.call((b(-1.0), b(0.0))), b(-1.0 + 2f32.powi(-8)));
+    assert_eq!(Nextafter.call((h(0.0), h(1.0))), f16::from_bits(1));
+    assert_eq!(Nextafter.call((h(0.0), h(-1.0))), f16::from_bits(0x8001));
+    assert_eq!(Nextafter.call((b(-0.0), b(0.0))).to_bits(), 0);
+    assert_eq!(Nextafter.call((h(65504.0), f16::INFINITY)), f16::INFINITY);
+    assert_eq!(Nextafter.call((f16::INFINITY, h(0.0))), f16::MAX);
+    assert_eq!(Nextafter.call((b(3.0), b(3.0))), b(3.0));
+    assert!(Nextafter.call((bf16::NAN, b(1.0))).is_nan());
+    assert!(Nextafter.call((h(1.0), f16::NAN)).is_nan());
+}
+
+#[test]
+fn gcd_lcm_follow_pytorch() {
+    assert_eq!(Gcd.call((12i32, -18)), 6);
+    assert_eq!(Gcd.call((0i64, 0)), 0);
+    assert_eq!(Gcd.call((0i16, -5)), 5);
+    assert_eq!(Gcd.call((-7i8, 0)), 7);
+    assert_eq!(Gcd.call((200u8, 150)), 50);
+    // |MIN| wraps to MIN, as PyTorch's std::abs stored back in the type.
+    assert_eq!(Gcd.call((i8::MIN, 0)), i8::MIN);
+    assert_eq!(Gcd.call((i64::MIN, 0)), i64::MIN);
+    assert_eq!(Gcd.call((i32::MIN, 1)), 1);
+    assert_eq!(Lcm.call((4i32, 6)), 12);
+    assert_eq!(Lcm.call((-4i64, 6)), 12);
+    assert_eq!(Lcm.call((4i16, -6)), 12);
+    assert_eq!(Lcm.call((0i8, 5)), 0);
+    assert_eq!(Lcm.call((0u8, 0)), 0);
+    // i8/i16/u8: `a / g * b` and its abs in C's int, then truncated: lcm(8, 25) = 200 -> -56
+    // (abs after wrapping would give 56).
+    assert_eq!(Lcm.call((8i8, 25)), -56);
+    assert_eq!(Lcm.call((-100i8, 3)), 44);
+    assert_eq!(Lcm.call((255u8, 2)), 254);
+    assert_eq!(Lcm.call((300i16, 7)), 2100);
+    // i32/i64 wrap in their own width.
+    assert_eq!(Lcm.call((65536i32, 65537)), 65536);
+    assert_eq!(
+        Lcm.call((i64::MAX, i64::MAX - 1)),
+        i64::MAX.wrapping_mul(i64::MAX - 1).wrapping_abs()
+    );
+}
+
+#[test]
+fn signbit_sees_negative_zero_and_nan() {
+    assert!(Signbit.call((-0.0f32,)) && !Signbit.call((0.0f32,)));
+    assert!(Signbit.call((-0.0f64,)) && Signbit.call((f64::NEG_INFINITY,)));
+    assert!(Signbit.call((f32::from_bits(0xffc0_0000),)));
+    assert!(!Signbit.call((f32::NAN,)));
+    assert!(Signbit.call((f16::from_bits(0x8000),)) && !Signbit.call((f16::ZERO,)));
+    assert!(Signbit.call((bf16::from_bits(0xffc0),)) && !Signbit.call((bf16::NAN,)));
+    assert!(Signbit.call((-1i8,)) && Signbit.call((i64::MIN,)) && !Signbit.call((0i32,)));
+    assert!(!Signbit.call((255u8,)) && !Signbit.call((true,)) && !Signbit.call((i16::MAX,)));
+}

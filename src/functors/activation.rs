@@ -1,5 +1,5 @@
 //! Activation functors and clamps: relu, sigmoid, silu, softplus, gelu, leaky_relu, hardtanh,
-//! clamp.
+//! clamp, elu, selu, celu, mish, logsigmoid, hardswish, hardsigmoid, softsign, logit.
 
 use super::Functor;
 use super::real::{Real, int_unary_impls, real_unary_impls};
@@ -239,3 +239,207 @@ macro_rules! hardtanh_impls {
     )*};
 }
 hardtanh_impls!(u8, i8, i16, i32, i64, f16, bf16, f32, f64);
+
+// ---------------------------------------------------------------- elu family
+
+/// `alpha * (e^x - 1)` for `x <= 0`, `x` above, with PyTorch's default `alpha = 1` (`expm1`,
+/// accurate near 0). Floats only.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Elu;
+impl Elu {
+    #[inline(always)]
+    fn eval<R: Real>(&self, x: R) -> R {
+        if x <= R::ZERO { x.exp_m1() } else { x }
+    }
+}
+real_unary_impls!(Elu);
+
+/// `celu(x) = max(0, x) + min(0, alpha * (e^(x/alpha) - 1))` with the default `alpha = 1`, which
+/// PyTorch computes as elu: the same values as [`Elu`]. Floats only.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Celu;
+impl Celu {
+    #[inline(always)]
+    fn eval<R: Real>(&self, x: R) -> R {
+        Elu.eval(x)
+    }
+}
+real_unary_impls!(Celu);
+
+/// PyTorch's selu constants.
+const SELU_ALPHA: f64 = 1.673_263_242_354_377_284_817_042_991_671_7;
+const SELU_SCALE: f64 = 1.050_700_987_355_480_493_419_334_985_294_6;
+
+/// `scale * (x > 0 ? x : alpha * (e^x - 1))` with PyTorch's constants, computed as its elu
+/// kernel does: `expm1(x) * (alpha * scale)` (the product rounded to the computation type) or
+/// `x * scale`. Floats only.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selu;
+impl Selu {
+    #[inline(always)]
+    fn eval<R: Real>(&self, x: R) -> R {
+        let scale = R::c(SELU_SCALE);
+        if x <= R::ZERO {
+            x.exp_m1() * (R::c(SELU_ALPHA) * scale)
+        } else {
+            x * scale
+        }
+    }
+}
+real_unary_impls!(Selu);
+
+// ---------------------------------------------------------------- smooth activations
+
+/// `x * tanh(softplus(x))`, as PyTorch: `x * tanh(log1p(e^x))` (no threshold). Floats only.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Mish;
+impl Mish {
+    #[inline(always)]
+    fn eval<R: Real>(&self, x: R) -> R {
+        x * x.exp().ln_1p().tanh()
+    }
+}
+real_unary_impls!(Mish);
+
+/// `log(sigmoid(x))`, PyTorch's stable form `min(x, 0) - log1p(e^-|x|)`. Floats only.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Logsigmoid;
+impl Logsigmoid {
+    #[inline(always)]
+    fn eval<R: Real>(&self, x: R) -> R {
+        let m = if x < R::ZERO { x } else { R::ZERO };
+        m - (-x.abs()).exp().ln_1p()
+    }
+}
+real_unary_impls!(Logsigmoid);
+
+// ---------------------------------------------------------------- piecewise-linear
+
+/// `min(max(t, 0), 6)` with NaN passing through (as `std::min(std::max(..))` and the vector
+/// `minimum`/`maximum` do).
+#[inline(always)]
+fn relu6<R: Real>(t: R) -> R {
+    if t < R::ZERO {
+        R::ZERO
+    } else if t > R::c(6.0) {
+        R::c(6.0)
+    } else {
+        t
+    }
+}
+
+/// `x * min(max(x + 3, 0), 6) / 6`, in that order. Floats only.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hardswish;
+impl Hardswish {
+    #[inline(always)]
+    fn eval<R: Real>(&self, x: R) -> R {
+        x * relu6(x + R::c(3.0)) / R::c(6.0)
+    }
+}
+real_unary_impls!(Hardswish);
+
+/// `min(max(x + 3, 0), 6) / 6`. Floats only.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hardsigmoid;
+impl Hardsigmoid {
+    #[inline(always)]
+    fn eval<R: Real>(&self, x: R) -> R {
+        relu6(x + R::c(3.0)) / R::c(6.0)
+    }
+}
+real_unary_impls!(Hardsigmoid);
+
+/// `x / (1 + |x|)`. PyTorch computes it in Python as `x / (x.abs() + 1)`: two tensor ops, so
+/// f16/bf16 round `|x| + 1` to their format before dividing (the f16/bf16 impls do the same).
+/// Integer inputs: see the `(int,)` impls, which return f32; bool is refused (no `abs`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Softsign;
+impl Softsign {
+    #[inline(always)]
+    fn eval<R: Real>(&self, x: R) -> R {
+        x / (x.abs() + R::ONE)
+    }
+}
+
+/// `log(x / (1 - x))` as PyTorch computes logit without `eps` (and `+inf` at exactly 1):
+/// not `log(x) - log1p(-x)`, which differs by a few ulp near 0.5. f16/bf16 round every step
+/// to their format, as PyTorch's `Half`/`BFloat16` arithmetic does.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Logit;
+impl Logit {
+    #[inline(always)]
+    fn eval<R: Real>(&self, x: R) -> R {
+        if x == R::ONE {
+            R::INFINITY
+        } else {
+            (x / (R::ONE - x)).ln()
+        }
+    }
+}
+
+/// f32 and f64 through `eval`; f16/bf16 with each step rounded by `$round` (`fn(f32) -> f32`).
+macro_rules! stepwise_half_impls {
+    ($name:ty, |$x:ident, $r:ident| $body:expr) => {
+        impl Functor<(f32,)> for $name {
+            type Output = f32;
+            #[inline(always)]
+            fn call(&self, (x,): (f32,)) -> f32 {
+                self.eval(x)
+            }
+        }
+        impl Functor<(f64,)> for $name {
+            type Output = f64;
+            #[inline(always)]
+            fn call(&self, (x,): (f64,)) -> f64 {
+                self.eval(x)
+            }
+        }
+        impl Functor<(f16,)> for $name {
+            type Output = f16;
+            #[inline(always)]
+            fn call(&self, (x,): (f16,)) -> f16 {
+                let $r = |v: f32| f16::from_f32(v).to_f32();
+                let $x = x.to_f32();
+                f16::from_f32($body)
+            }
+        }
+        impl Functor<(bf16,)> for $name {
+            type Output = bf16;
+            #[inline(always)]
+            fn call(&self, (x,): (bf16,)) -> bf16 {
+                let $r = |v: f32| bf16::from_f32(v).to_f32();
+                let $x = x.to_f32();
+                bf16::from_f32($body)
+            }
+        }
+    };
+}
+stepwise_half_impls!(Softsign, |x, r| x / r(x.abs() + 1.0));
+stepwise_half_impls!(Logit, |x, r| if x == 1.0 {
+    f32::INFINITY
+} else {
+    libm::logf(r(x / r(1.0 - x)))
+});
+
+/// Integer softsign, exactly PyTorch's `x / (x.abs() + 1)` on an integer tensor: `|x| + 1` in
+/// the integer type (wrapping: `|MIN| + 1 = MIN + 1`, `255u8 + 1 = 0`), then a true division
+/// of the two converted to f32. Output f32 (`softsign(int) -> float32`).
+macro_rules! softsign_int {
+    ($($t:ty => |$x:ident| $denom:expr),* $(,)?) => {$(
+        impl Functor<($t,)> for Softsign {
+            type Output = f32;
+            #[inline(always)]
+            fn call(&self, ($x,): ($t,)) -> f32 {
+                $x as f32 / ($denom) as f32
+            }
+        }
+    )*};
+}
+softsign_int!(
+    u8 => |x| x.wrapping_add(1),
+    i8 => |x| x.wrapping_abs().wrapping_add(1),
+    i16 => |x| x.wrapping_abs().wrapping_add(1),
+    i32 => |x| x.wrapping_abs().wrapping_add(1),
+    i64 => |x| x.wrapping_abs().wrapping_add(1),
+);

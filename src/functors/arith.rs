@@ -1,5 +1,6 @@
 //! Arithmetic functors: add, sub, mul, div, floor_divide, remainder, fmod, pow, maximum,
-//! minimum, atan2, copysign, hypot, and the unary neg, abs, sign, square, reciprocal.
+//! minimum, atan2, copysign, hypot, xlogy, logaddexp, fmax, fmin, heaviside, nextafter, gcd,
+//! lcm, and the unary neg, abs, sign, square, reciprocal.
 //!
 //! Integers wrap (two's complement); integer division by zero returns 0 here (the ops layer
 //! checks divisors first and reports `Error::ZeroDivision`). Bool add is `or`, bool mul is
@@ -498,3 +499,250 @@ impl Reciprocal {
     }
 }
 real_unary_impls!(Reciprocal);
+
+// ---------------------------------------------------------------- xlogy / logaddexp
+
+unit!(
+    /// `x * log(y)`, with `xlogy(0, y) = 0` unless `y` is NaN (floats; integer and bool
+    /// operands are computed in f32).
+    Xlogy,
+    /// `log(e^a + e^b)` without overflow: `max + log1p(e^-|a-b|)`, and `a` itself when both are
+    /// the same infinity (floats only: PyTorch refuses integer and bool operands).
+    Logaddexp,
+    /// Elementwise max ignoring NaN (C `fmax`: NaN only when both are NaN); integers as
+    /// `maximum`, bool as `or`.
+    Fmax,
+    /// Elementwise min ignoring NaN (C `fmin`); integers as `minimum`, bool as `and`.
+    Fmin,
+    /// Step function `heaviside(x, values)`: `values` where `x == 0` (either zero), 1 where
+    /// `x > 0`, 0 where `x < 0` or NaN. Every dtype (PyTorch requires both operands to have the
+    /// same dtype).
+    Heaviside,
+    /// C `nextafter(a, b)`: the next representable value after `a` toward `b`. f16/bf16 step
+    /// in their own format (not through f32). Floats only.
+    Nextafter,
+    /// Greatest common divisor, non-negative except where `|MIN|` wraps (`gcd(0, 0) = 0`;
+    /// integers only, not bool).
+    Gcd,
+    /// Least common multiple `|a / gcd(a, b) * b|`, 0 when `gcd` is 0, wrapping like PyTorch
+    /// (integers only, not bool).
+    Lcm,
+);
+
+impl Xlogy {
+    #[inline(always)]
+    fn eval<R: Real>(&self, x: R, y: R) -> R {
+        if y.is_nan() {
+            R::NAN
+        } else if x == R::ZERO {
+            R::ZERO
+        } else {
+            x * y.ln()
+        }
+    }
+}
+real_binary_impls!(Xlogy);
+
+impl Logaddexp {
+    #[inline(always)]
+    fn eval<R: Real>(&self, a: R, b: R) -> R {
+        if a.is_infinite() && a == b {
+            a
+        } else {
+            // `std::max` (NaN in either operand makes `a - b`, and the result, NaN).
+            let m = if a < b { b } else { a };
+            m + (-(a - b).abs()).exp().ln_1p()
+        }
+    }
+}
+real_binary_impls!(Logaddexp);
+
+// ---------------------------------------------------------------- fmax / fmin
+
+impl Fmax {
+    #[inline(always)]
+    fn eval<R: Real>(&self, a: R, b: R) -> R {
+        if a.is_nan() || (a < b) { b } else { a }
+    }
+}
+real_binary_impls!(Fmax);
+int_binary_impls!(Fmax, [u8, i8, i16, i32, i64], |a, b| if a > b {
+    a
+} else {
+    b
+});
+impl Functor<(bool, bool)> for Fmax {
+    type Output = bool;
+    #[inline(always)]
+    fn call(&self, (a, b): (bool, bool)) -> bool {
+        a | b
+    }
+}
+
+impl Fmin {
+    #[inline(always)]
+    fn eval<R: Real>(&self, a: R, b: R) -> R {
+        if a.is_nan() || (b < a) { b } else { a }
+    }
+}
+real_binary_impls!(Fmin);
+int_binary_impls!(Fmin, [u8, i8, i16, i32, i64], |a, b| if a < b {
+    a
+} else {
+    b
+});
+impl Functor<(bool, bool)> for Fmin {
+    type Output = bool;
+    #[inline(always)]
+    fn call(&self, (a, b): (bool, bool)) -> bool {
+        a & b
+    }
+}
+
+// ---------------------------------------------------------------- heaviside
+
+impl Heaviside {
+    #[inline(always)]
+    fn eval<R: Real>(&self, x: R, v: R) -> R {
+        // PyTorch's `x == 0 ? v : (x > 0)`: NaN is 0.
+        if x == R::ZERO {
+            v
+        } else if x > R::ZERO {
+            R::ONE
+        } else {
+            R::ZERO
+        }
+    }
+}
+real_binary_impls!(Heaviside);
+int_binary_impls!(Heaviside, [u8, i8, i16, i32, i64], |x, v| if x == 0 {
+    v
+} else {
+    (x > 0) as _
+});
+impl Functor<(bool, bool)> for Heaviside {
+    type Output = bool;
+    #[inline(always)]
+    fn call(&self, (x, v): (bool, bool)) -> bool {
+        x | v
+    }
+}
+
+// ---------------------------------------------------------------- nextafter
+
+impl Nextafter {
+    #[inline(always)]
+    fn eval<R: Real>(&self, a: R, b: R) -> R {
+        a.next_after(b)
+    }
+}
+impl Functor<(f32, f32)> for Nextafter {
+    type Output = f32;
+    #[inline(always)]
+    fn call(&self, (a, b): (f32, f32)) -> f32 {
+        self.eval(a, b)
+    }
+}
+impl Functor<(f64, f64)> for Nextafter {
+    type Output = f64;
+    #[inline(always)]
+    fn call(&self, (a, b): (f64, f64)) -> f64 {
+        self.eval(a, b)
+    }
+}
+
+/// `nextafter` on the bits of a 16-bit float (f16 or bf16: sign in bit 15, and the magnitude
+/// ordered as its 15 low bits), as c10's reduced-float `nextafter`. `None` when either is NaN.
+#[inline(always)]
+fn next_after_bits16(ux: u16, uy: u16, nan: bool) -> Option<u16> {
+    const SIGN: u16 = 0x8000;
+    if nan {
+        return None;
+    }
+    if ux == uy {
+        return Some(uy);
+    }
+    let (ax, ay) = (ux & !SIGN, uy & !SIGN);
+    Some(if ax == 0 {
+        if ay == 0 {
+            // ±0 toward ∓0: `to`.
+            uy
+        } else {
+            // The smallest subnormal with the sign of `to`.
+            (uy & SIGN) | 1
+        }
+    } else if ax > ay || (ux ^ uy) & SIGN != 0 {
+        ux - 1
+    } else {
+        ux + 1
+    })
+}
+
+macro_rules! nextafter_half {
+    ($($t:ty),*) => {$(
+        impl Functor<($t, $t)> for Nextafter {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (a, b): ($t, $t)) -> $t {
+                match next_after_bits16(a.to_bits(), b.to_bits(), a.is_nan() || b.is_nan()) {
+                    Some(bits) => <$t>::from_bits(bits),
+                    None => <$t>::NAN,
+                }
+            }
+        }
+    )*};
+}
+nextafter_half!(f16, bf16);
+
+// ---------------------------------------------------------------- gcd / lcm
+
+/// PyTorch's `calc_gcd` in the element type: `|a|`, `|b|` (wrapping: `|MIN| = MIN`), then
+/// Euclid with C's truncating `%`.
+macro_rules! gcd_body {
+    ($a:expr, $b:expr, $abs:expr) => {{
+        let mut a = ($abs)($a);
+        let mut b = ($abs)($b);
+        while a != 0 {
+            let c = a;
+            // C `%` (truncating); `MIN % -1` is 0.
+            a = b.checked_rem(a).unwrap_or(0);
+            b = c;
+        }
+        b
+    }};
+}
+
+/// Gcd and lcm for one integer type `$t` with its `abs`. `$w` is the type C++ computes
+/// `a / g * b` in: `int` for the types narrower than it (integer promotion, so `abs` sees the
+/// unwrapped product and only the store truncates), the type itself otherwise (wrapping).
+macro_rules! gcd_lcm_int {
+    ($($t:ty => $w:ty, $abs:expr);* $(;)?) => {$(
+        impl Functor<($t, $t)> for Gcd {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (a, b): ($t, $t)) -> $t {
+                gcd_body!(a, b, $abs)
+            }
+        }
+        impl Functor<($t, $t)> for Lcm {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (a, b): ($t, $t)) -> $t {
+                let g: $t = gcd_body!(a, b, $abs);
+                if g == 0 {
+                    0
+                } else {
+                    let p = (a as $w).wrapping_div(g as $w).wrapping_mul(b as $w);
+                    p.wrapping_abs() as $t
+                }
+            }
+        }
+    )*};
+}
+gcd_lcm_int!(
+    u8 => i32, |x: u8| x;
+    i8 => i32, |x: i8| x.wrapping_abs();
+    i16 => i32, |x: i16| x.wrapping_abs();
+    i32 => i32, |x: i32| x.wrapping_abs();
+    i64 => i64, |x: i64| x.wrapping_abs();
+);

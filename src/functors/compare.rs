@@ -1,5 +1,5 @@
 //! Comparison functors (`Output = bool`, every dtype) and the float classification predicates
-//! `isnan`, `isinf`, `isfinite`.
+//! `isnan`, `isinf`, `isfinite`, `signbit`.
 
 use super::Functor;
 use half::{bf16, f16};
@@ -103,4 +103,33 @@ classify!(
     IsInf: |x| x.is_infinite(), int = false,
     /// Neither NaN nor ±inf (always true for integers and bool).
     IsFinite: |x| x.is_finite(), int = true,
+);
+
+/// Sign bit set: true for negative values, `-0.0` and negative NaNs; false for unsigned
+/// integers and bool. Output bool, every dtype.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Signbit;
+macro_rules! signbit_impls {
+    ($($t:ty => |$x:ident| $body:expr),* $(,)?) => {$(
+        impl Functor<($t,)> for Signbit {
+            type Output = bool;
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn call(&self, ($x,): ($t,)) -> bool {
+                $body
+            }
+        }
+    )*};
+}
+signbit_impls!(
+    bool => |_x| false,
+    u8 => |_x| false,
+    i8 => |x| x < 0,
+    i16 => |x| x < 0,
+    i32 => |x| x < 0,
+    i64 => |x| x < 0,
+    f16 => |x| x.is_sign_negative(),
+    bf16 => |x| x.is_sign_negative(),
+    f32 => |x| x.is_sign_negative(),
+    f64 => |x| x.is_sign_negative(),
 );

@@ -21,14 +21,15 @@ pub mod table;
 pub mod unary_float;
 
 pub use activation::{
-    Clamp, Gelu, GeluApproximate, Hardtanh, LeakyRelu, Relu, Sigmoid, Silu, Softplus,
+    Celu, Clamp, Elu, Gelu, GeluApproximate, Hardsigmoid, Hardswish, Hardtanh, LeakyRelu, Logit,
+    Logsigmoid, Mish, Relu, Selu, Sigmoid, Silu, Softplus, Softsign,
 };
 pub use arith::{
-    Abs, Add, Atan2, Copysign, Div, DivScalarOpmath, FloorDivide, FloorDivideScalarOpmath, Fmod,
-    Hypot, Maximum, Minimum, Mul, MulScalarOpmath, Neg, Pow, PowScalar, Reciprocal, Remainder,
-    Sign, Square, Sub,
+    Abs, Add, Atan2, Copysign, Div, DivScalarOpmath, FloorDivide, FloorDivideScalarOpmath, Fmax,
+    Fmin, Fmod, Gcd, Heaviside, Hypot, Lcm, Logaddexp, Maximum, Minimum, Mul, MulScalarOpmath, Neg,
+    Nextafter, Pow, PowScalar, Reciprocal, Remainder, Sign, Square, Sub, Xlogy,
 };
-pub use compare::{Eq, Ge, Gt, IsFinite, IsInf, IsNan, Le, Lt, Ne};
+pub use compare::{Eq, Ge, Gt, IsFinite, IsInf, IsNan, Le, Lt, Ne, Signbit};
 pub use logical_bitwise::{
     BitwiseAnd, BitwiseLeftShift, BitwiseNot, BitwiseOr, BitwiseRightShift, BitwiseXor, LogicalAnd,
     LogicalNot, LogicalOr, LogicalXor, Truthy,
@@ -39,8 +40,8 @@ pub use table::{
     unary_out_dtype,
 };
 pub use unary_float::{
-    Acos, Asin, Atan, Ceil, Cos, Cosh, Erf, Exp, Expm1, Floor, Frac, Log, Log1p, Log2, Log10,
-    Round, Rsqrt, Sin, Sinh, Sqrt, Tan, Tanh, Trunc,
+    Acos, Acosh, Asin, Asinh, Atan, Atanh, Ceil, Cos, Cosh, Deg2rad, Erf, Erfc, Exp, Exp2, Expm1,
+    Floor, Frac, Log, Log1p, Log2, Log10, Rad2deg, Round, Rsqrt, Sin, Sinh, Sqrt, Tan, Tanh, Trunc,
 };
 
 /// An elementwise function of the inputs `Args`: `(A,)`, `(A, B)` or `(A, B, C)`.

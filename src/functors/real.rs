@@ -50,6 +50,13 @@ pub trait Real:
     fn cosh(self) -> Self;
     fn tanh(self) -> Self;
     fn erf(self) -> Self;
+    /// `1 - erf(x)`, accurate where erf is near 1.
+    fn erfc(self) -> Self;
+    /// `2^x`.
+    fn exp2(self) -> Self;
+    fn asinh(self) -> Self;
+    fn acosh(self) -> Self;
+    fn atanh(self) -> Self;
     fn floor(self) -> Self;
     fn ceil(self) -> Self;
     fn trunc(self) -> Self;
@@ -60,6 +67,9 @@ pub trait Real:
     fn pow(self, y: Self) -> Self;
     fn hypot(self, y: Self) -> Self;
     fn copysign(self, sign: Self) -> Self;
+    /// C `nextafter`: the next representable value from `self` toward `to` (`to` itself when
+    /// equal, NaN when either is NaN).
+    fn next_after(self, to: Self) -> Self;
 }
 
 macro_rules! real_impl {
@@ -121,21 +131,34 @@ real_impl!(f32,
     ln_1p = libm::log1pf, log2 = libm::log2f, log10 = libm::log10f, sin = libm::sinf,
     cos = libm::cosf, tan = libm::tanf, asin = libm::asinf, acos = libm::acosf,
     atan = libm::atanf, sinh = libm::sinhf, cosh = libm::coshf, tanh = libm::tanhf,
-    erf = libm::erff, floor = libm::floorf, ceil = libm::ceilf, trunc = libm::truncf,
+    erf = libm::erff, erfc = libm::erfcf, exp2 = libm::exp2f, asinh = libm::asinhf,
+    acosh = acosh_f32, atanh = libm::atanhf, floor = libm::floorf, ceil = libm::ceilf, trunc = libm::truncf,
     round_even = libm::roundevenf;
     fmod = fmod_f32, atan2 = libm::atan2f, pow = libm::powf, hypot = libm::hypotf,
-    copysign = libm::copysignf
+    copysign = libm::copysignf, next_after = libm::nextafterf
 );
 real_impl!(f64,
     sqrt = libm::sqrt, exp = libm::exp, exp_m1 = libm::expm1, ln = libm::log,
     ln_1p = libm::log1p, log2 = libm::log2, log10 = libm::log10, sin = libm::sin,
     cos = libm::cos, tan = libm::tan, asin = libm::asin, acos = libm::acos,
     atan = libm::atan, sinh = libm::sinh, cosh = libm::cosh, tanh = libm::tanh,
-    erf = libm::erf, floor = libm::floor, ceil = libm::ceil, trunc = libm::trunc,
+    erf = libm::erf, erfc = libm::erfc, exp2 = libm::exp2, asinh = libm::asinh,
+    acosh = acosh_f64, atanh = libm::atanh, floor = libm::floor, ceil = libm::ceil, trunc = libm::trunc,
     round_even = libm::roundeven;
     fmod = fmod_f64, atan2 = libm::atan2, pow = libm::pow, hypot = libm::hypot,
-    copysign = libm::copysign
+    copysign = libm::copysign, next_after = libm::nextafter
 );
+
+/// `acosh`, NaN below 1: libm's branches on `|x|`, so it returns finite values (or -inf) for
+/// x <= -1 instead of NaN.
+#[inline(always)]
+fn acosh_f32(x: f32) -> f32 {
+    if x < 1.0 { f32::NAN } else { libm::acoshf(x) }
+}
+#[inline(always)]
+fn acosh_f64(x: f64) -> f64 {
+    if x < 1.0 { f64::NAN } else { libm::acosh(x) }
+}
 
 /// C `fmod` for one float type, exact (so bit-identical to libm's), with no panic path: libm's
 /// generic version has an integer `%` and an `ilog2` whose zero cases its early returns exclude,

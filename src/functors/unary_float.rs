@@ -1,7 +1,12 @@
 //! Unary float math (f16, bf16, f32, f64; the ops layer promotes integer and bool inputs to
 //! f32 first) and rounding (floor/ceil/round/trunc also take integers, as the identity).
+//! deg2rad/rad2deg too: PyTorch gives integer and bool inputs the default float dtype.
 
 use super::real::{Real, int_unary_impls, real_unary_impls};
+
+/// PyTorch's `M_PI_180` and `M_180_PI` (as f64).
+const DEG2RAD: f64 = core::f64::consts::PI / 180.0;
+const RAD2DEG: f64 = 180.0 / core::f64::consts::PI;
 
 macro_rules! float_unary {
     ($($(#[$m:meta])* $name:ident: |$x:ident| $body:expr $(, f32 => $fast:path)?);* $(;)?) => {$(
@@ -55,6 +60,21 @@ float_unary!(
     Tanh: |x| x.tanh(), f32 => super::fastmath::tanh_f32;
     /// Error function.
     Erf: |x| x.erf();
+    /// Complementary error function `1 - erf(x)`, accurate in the tails.
+    Erfc: |x| x.erfc();
+    /// `2^x`.
+    Exp2: |x| x.exp2();
+    /// Inverse hyperbolic sine.
+    Asinh: |x| x.asinh();
+    /// Inverse hyperbolic cosine (NaN below 1).
+    Acosh: |x| x.acosh();
+    /// Inverse hyperbolic tangent (±inf at ±1, NaN beyond).
+    Atanh: |x| x.atanh();
+    /// Degrees to radians: `x * (π/180)`, the constant rounded to the computation type once
+    /// (f32 for f16/bf16: PyTorch multiplies by a wrapped f64 scalar, used at opmath precision).
+    Deg2rad: |x| x * R::c(DEG2RAD);
+    /// Radians to degrees: `x * (180/π)`, like [`Deg2rad`].
+    Rad2deg: |x| x * R::c(RAD2DEG);
     /// `x - trunc(x)` (keeps the sign of x; NaN for ±inf).
     Frac: |x| x - x.trunc();
 );
