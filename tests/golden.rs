@@ -119,6 +119,12 @@ fn golden_ops_through_the_ops_layer() {
     golden::run_file(&golden::golden_dir(), "ops.json", &Weft).assert_ok();
 }
 
+/// The 55 more ops of issue 12, each one functor and one line of the op table.
+#[test]
+fn golden_ops_more_through_the_ops_layer() {
+    golden::run_file(&golden::golden_dir(), "ops_more.json", &Weft).assert_ok();
+}
+
 /// Damaged copies of ops.json (in a temp dir, through `WEFT_GOLDEN_DIR`-style directories) must
 /// make the harness report failure: fewer cases, ops removed, everything flagged as skippable,
 /// unknown error categories, exactness flipped with values moved by one ulp, an unparsable case,

@@ -157,10 +157,14 @@ fn binary(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Output, String> {
     if scalar_any
         && matches!(
             op,
-            B::Maximum | B::Minimum | B::LogicalAnd | B::LogicalOr | B::LogicalXor
+            B::Maximum | B::Minimum | B::LogicalAnd | B::LogicalOr | B::LogicalXor | B::Heaviside
         )
     {
         return Err("signature: no Python scalar operand".into());
+    }
+    // heaviside does not promote: two tensors of one dtype.
+    if op == B::Heaviside && dtype_of(a) != dtype_of(b) {
+        return Err("heaviside of two dtypes".into());
     }
     if op.rejects_operand(dtype_of(a)) || op.rejects_operand(dtype_of(b)) {
         return Err(format!("{} refuses bool operands", op.name()));
@@ -233,49 +237,15 @@ fn binary(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Output, String> {
         });
     }
 
-    macro_rules! go {
-        ($f:expr, [$($v:ident),*]) => {
-            on!(compute, [$($v),*], T => map2::<T, _>($f, &av, &bv))
+    // The functor of each line of weft's op table, over the line's dtype set.
+    macro_rules! dispatch {
+        (() $($Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [$($f:ident)*];)*) => {
+            match op {$(
+                B::$Op => weft::dispatch_dtypes!(compute, $dtypes, T => map2::<T, _>(<$Op>::default(), &av, &bv), _ => return Err(format!("not implemented for {compute}"))),
+            )*}
         };
     }
-    let values = match op {
-        B::Add => go!(Add, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        B::Sub => go!(Sub, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        B::Mul => go!(Mul, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        B::Div => go!(Div, [F16, BF16, F32, F64]),
-        B::FloorDivide => go!(FloorDivide, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        B::Remainder => go!(Remainder, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        B::Fmod => go!(Fmod, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        B::Pow => go!(Pow, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        B::Atan2 => go!(Atan2, [F16, BF16, F32, F64]),
-        B::Copysign => go!(Copysign, [F16, BF16, F32, F64]),
-        B::Hypot => go!(Hypot, [F16, BF16, F32, F64]),
-        B::Maximum => go!(Maximum, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        B::Minimum => go!(Minimum, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        B::Eq => go!(Eq, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        B::Ne => go!(Ne, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        B::Lt => go!(Lt, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        B::Le => go!(Le, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        B::Gt => go!(Gt, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        B::Ge => go!(Ge, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        B::LogicalAnd => go!(
-            LogicalAnd,
-            [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]
-        ),
-        B::LogicalOr => go!(
-            LogicalOr,
-            [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]
-        ),
-        B::LogicalXor => go!(
-            LogicalXor,
-            [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]
-        ),
-        B::BitwiseAnd => go!(BitwiseAnd, [Bool, U8, I8, I16, I32, I64]),
-        B::BitwiseOr => go!(BitwiseOr, [Bool, U8, I8, I16, I32, I64]),
-        B::BitwiseXor => go!(BitwiseXor, [Bool, U8, I8, I16, I32, I64]),
-        B::BitwiseLeftShift => go!(BitwiseLeftShift, [U8, I8, I16, I32, I64]),
-        B::BitwiseRightShift => go!(BitwiseRightShift, [U8, I8, I16, I32, I64]),
-    };
+    let values = weft::binary_op_table!(dispatch);
     Ok(Output {
         dtype: op.out_dtype(compute),
         shape,
@@ -292,59 +262,15 @@ fn unary(op: UnaryOp, x: &Operand) -> Result<Output, String> {
         .compute_dtype(t.dtype)
         .ok_or_else(|| format!("{} not implemented for {}", op.name(), t.dtype))?;
     let xv = t.logical();
-    macro_rules! go {
-        ($f:expr, [$($v:ident),*]) => {
-            on!(compute, [$($v),*], T => map1::<T, _>($f, &xv))
+    // The functor of each line of weft's op table, over the line's dtype set.
+    macro_rules! dispatch {
+        (() $($Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [$($f:ident)*];)*) => {
+            match op {$(
+                U::$Op => weft::dispatch_dtypes!(compute, $dtypes, T => map1::<T, _>(<$Op>::default(), &xv), _ => return Err(format!("not implemented for {compute}"))),
+            )*}
         };
     }
-    macro_rules! fl {
-        ($f:expr) => {
-            go!($f, [F16, BF16, F32, F64])
-        };
-    }
-    let values = match op {
-        U::Neg => go!(Neg, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        U::Abs => go!(Abs, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        U::Sign => go!(Sign, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        U::Relu => go!(Relu, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        U::Square => go!(Square, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        U::Exp => fl!(Exp),
-        U::Expm1 => fl!(Expm1),
-        U::Log => fl!(Log),
-        U::Log1p => fl!(Log1p),
-        U::Log2 => fl!(Log2),
-        U::Log10 => fl!(Log10),
-        U::Sqrt => fl!(Sqrt),
-        U::Rsqrt => fl!(Rsqrt),
-        U::Reciprocal => fl!(Reciprocal),
-        U::Sin => fl!(Sin),
-        U::Cos => fl!(Cos),
-        U::Tan => fl!(Tan),
-        U::Asin => fl!(Asin),
-        U::Acos => fl!(Acos),
-        U::Atan => fl!(Atan),
-        U::Sinh => fl!(Sinh),
-        U::Cosh => fl!(Cosh),
-        U::Tanh => fl!(Tanh),
-        U::Sigmoid => fl!(Sigmoid),
-        U::Silu => fl!(Silu),
-        U::Softplus => fl!(Softplus),
-        U::Gelu => fl!(Gelu::default()),
-        U::Erf => fl!(Erf),
-        U::Frac => fl!(Frac),
-        U::Floor => go!(Floor, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        U::Ceil => go!(Ceil, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        U::Round => go!(Round, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        U::Trunc => go!(Trunc, [U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        U::LogicalNot => go!(
-            LogicalNot,
-            [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]
-        ),
-        U::BitwiseNot => go!(BitwiseNot, [Bool, U8, I8, I16, I32, I64]),
-        U::IsNan => go!(IsNan, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        U::IsInf => go!(IsInf, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-        U::IsFinite => go!(IsFinite, [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64]),
-    };
+    let values = weft::unary_op_table!(dispatch);
     Ok(Output {
         dtype: op.out_dtype(compute),
         shape: t.shape.clone(),
@@ -555,4 +481,9 @@ fn golden_ops_reference_evaluator() {
         g.cases.len() + g.unparsable.len()
     );
     s.assert_ok();
+}
+
+#[test]
+fn golden_ops_more_reference_evaluator() {
+    golden::run_file(&golden::golden_dir(), "ops_more.json", &Reference).assert_ok();
 }

@@ -3,6 +3,9 @@
 //! (transposed, broadcast, negative strides, offsets), on both index widths and with mixed
 //! dtypes, and are compared with a naive reference. Also: `IntDivider` against plain division.
 
+// `weft::gpu_kernel_list!` nests one macro call per op-table line.
+#![recursion_limit = "512"]
+
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use weft::device::layout::{
@@ -972,7 +975,7 @@ static KERNELS: LazyLock<HashMap<String, EmuKernel>> = LazyLock::new(|| {
         m.insert(name.to_string(), k);
     };
     macro_rules! selected {
-        ($n:tt, $body:tt) => {
+        ($n:expr, $body:tt) => {
             selected!(@ $n, $body, "add" "sub" "mul" "div" "floor_divide" "remainder" "fmod"
                 "pow" "atan2" "maximum" "minimum" "eq" "lt" "logical_and" "bitwise_and"
                 "bitwise_left_shift" "copysign" "mul_scalar_opmath" "div_scalar_opmath"
@@ -980,8 +983,8 @@ static KERNELS: LazyLock<HashMap<String, EmuKernel>> = LazyLock::new(|| {
                 "sigmoid" "gelu" "round" "isnan" "logical_not" "clamp" "leaky_relu" "hardtanh"
                 "where" "masked_fill" "lerp" "lerp_scalar" "addcmul" "copy")
         };
-        (@ $n:tt, {$($b:tt)*}, ) => {};
-        (@ $n:tt, {$($b:tt)*}, $first:tt $($more:tt)*) => {
+        (@ $n:expr, {$($b:tt)*}, ) => {};
+        (@ $n:expr, {$($b:tt)*}, $first:tt $($more:tt)*) => {
             if $n == $first { $($b)* }
             selected!(@ $n, {$($b)*}, $($more)*);
         };
@@ -999,20 +1002,20 @@ static KERNELS: LazyLock<HashMap<String, EmuKernel>> = LazyLock::new(|| {
     }
     macro_rules! entries {
         () => {};
-        ($n:tt ($A:ty, $B:ty) => $F:path, scalar: [$($t:ident),*]; $($rest:tt)*) => {
-            selected!($n, {$({
+        ($n:ident ($A:ty, $B:ty) => $F:path, scalar: [$($t:ident),*]; $($rest:tt)*) => {
+            selected!(stringify!($n), {$({
                 #[allow(dead_code)]
                 type T = $t;
-                reg(concat!($n, "_", stringify!($t)), EmuKernel::binary::<$F, $A, $B>());
-                reg(concat!($n, "_scalar_", stringify!($t)), EmuKernel::unary::<WithScalar<$F, $B>, $A>());
+                reg(concat!(stringify!($n), "_", stringify!($t)), EmuKernel::binary::<$F, $A, $B>());
+                reg(concat!(stringify!($n), "_scalar_", stringify!($t)), EmuKernel::unary::<WithScalar<$F, $B>, $A>());
             })*});
             entries!($($rest)*);
         };
-        ($n:tt $args:tt => $F:path: [$($t:ident),*]; $($rest:tt)*) => {
-            selected!($n, {$({
+        ($n:ident $args:tt => $F:path: [$($t:ident),*]; $($rest:tt)*) => {
+            selected!(stringify!($n), {$({
                 #[allow(dead_code)]
                 type T = $t;
-                reg(concat!($n, "_", stringify!($t)), kernel!($args, $F));
+                reg(concat!(stringify!($n), "_", stringify!($t)), kernel!($args, $F));
             })*});
             entries!($($rest)*);
         };

@@ -208,8 +208,7 @@ fn binary_methods_match_dyn() {
         try_bitwise_right_shift,
         try_eq,
         try_logical_xor,
-        try_copysign,
-        try_hypot
+        try_copysign
     );
     bin!(
         i64,

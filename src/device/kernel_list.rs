@@ -151,6 +151,13 @@ macro_rules! __gpu_kernel_names {
             concat!(stringify!($name), "_", stringify!($t), "_s"),
         )*] $($rest)*)
     };
+    // A user kernel list (`gpu_user_kernels!`) names its ops with string literals.
+    (@acc [$($done:tt)*] $name:literal $args:tt => $f:path: [$($t:ident),*]; $($rest:tt)*) => {
+        $crate::__gpu_kernel_names!(@acc [$($done)* $(
+            concat!($name, "_", stringify!($t), "_c"),
+            concat!($name, "_", stringify!($t), "_s"),
+        )*] $($rest)*)
+    };
     ($($entries:tt)*) => { $crate::__gpu_kernel_names!(@acc [] $($entries)*) };
 }
 

@@ -63,7 +63,15 @@ macro_rules! binary_op_table {
         BitwiseLeftShift bitwise_left_shift: int -> same, Cheap [];
         BitwiseRightShift bitwise_right_shift: int -> same, Cheap [];
         Copysign copysign: float -> to_float, Cheap [];
-        Hypot hypot: float -> to_float, Expensive [];
+        Hypot hypot: float -> same, Expensive [];
+        Xlogy xlogy: float -> to_float, Expensive [];
+        Logaddexp logaddexp: float -> same, Expensive [];
+        Fmax fmax: all -> same, Cheap [];
+        Fmin fmin: all -> same, Cheap [];
+        Heaviside heaviside: all -> same, Cheap [SameDtypes];
+        Nextafter nextafter: float -> same, Cheap [];
+        Gcd gcd: int -> same, Expensive [];
+        Lcm lcm: int -> same, Expensive [];
     }};
     ($($m:tt)+) => { $crate::binary_op_table! { @with () $($m)+ } };
 }
@@ -111,6 +119,23 @@ macro_rules! unary_op_table {
         IsNan isnan: all -> bool, Cheap [];
         IsInf isinf: all -> bool, Cheap [];
         IsFinite isfinite: all -> bool, Cheap [];
+        Exp2 exp2: float -> to_float, Expensive [];
+        Asinh asinh: float -> to_float, Expensive [];
+        Acosh acosh: float -> to_float, Expensive [];
+        Atanh atanh: float -> to_float, Expensive [];
+        Erfc erfc: float -> to_float, Expensive [];
+        Deg2rad deg2rad: float -> to_float, Cheap [];
+        Rad2deg rad2deg: float -> to_float, Cheap [];
+        Logit logit: float -> to_float, Expensive [];
+        Mish mish: float -> same, Expensive [];
+        Elu elu: float -> same, Expensive [];
+        Selu selu: float -> same, Expensive [];
+        Celu celu: float -> same, Expensive [];
+        Logsigmoid logsigmoid: float -> same, Expensive [];
+        Hardswish hardswish: float -> same, Cheap [];
+        Hardsigmoid hardsigmoid: float -> same, Cheap [];
+        Softsign softsign: float -> to_float, Moderate [NoBoolOperand];
+        Signbit signbit: all -> bool, Cheap [];
     }};
     ($($m:tt)+) => { $crate::unary_op_table! { @with () $($m)+ } };
 }
@@ -218,8 +243,10 @@ pub enum OpFlag {
     /// The f16/bf16 functor is the f32 functor rounded once, so f16/bf16 operands may run the
     /// f32 functor over blocks converted from and to half precision (`ops::binary`).
     F32Blocks,
-    /// Refuses a bool operand whatever the other is (PyTorch's `sub`).
+    /// Refuses a bool operand whatever the other is (PyTorch's `sub`, `softsign`).
     NoBoolOperand,
+    /// Both operands must be tensors of one dtype (PyTorch's `heaviside`: no promotion).
+    SameDtypes,
     /// Integer division: a zero divisor is an error (checked before anything is written).
     IntDivision,
     /// An f16/bf16 tensor by a CPU scalar keeps the scalar at f32 (`*ScalarOpmath` functors).
@@ -271,6 +298,9 @@ impl OpInfo {
             ResultRule::ToFloat if !common.is_float() => DType::DEFAULT_FLOAT,
             _ => common,
         };
+        if self.flags.has(OpFlag::NoBoolOperand) && common.is_bool() {
+            return None;
+        }
         if self.flags.has(OpFlag::ViaPow) && c.is_bool() {
             // pow(x, 2): bool promotes with the int scalar 2 to int64.
             return Some(DType::I64);

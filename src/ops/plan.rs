@@ -70,6 +70,21 @@ pub fn binary_precheck(op: BinaryOp, a: &OperandInfo, b: &OperandInfo) -> Result
     if op.rejects_operand(a.dtype) || op.rejects_operand(b.dtype) {
         return Err(unsupported(op, a.dtype, b.dtype));
     }
+    if op.has(OpFlag::SameDtypes) {
+        if a.kind == OperandKind::Scalar || b.kind == OperandKind::Scalar {
+            return Err(Error::InvalidArgument {
+                op: op.name(),
+                reason: "takes two tensors, not a scalar".into(),
+            });
+        }
+        if a.dtype != b.dtype {
+            return Err(Error::DTypeMismatch {
+                op: op.name(),
+                expected: a.dtype,
+                got: b.dtype,
+            });
+        }
+    }
     Ok(())
 }
 
