@@ -2,7 +2,7 @@
 
 use super::config::IterConfig;
 use super::overlap;
-use super::small::{DimVec, SmallBuf};
+use crate::small::{DimVec, SmallBuf};
 use super::{Operand, TensorIterator};
 use crate::dtype::{Category, DType};
 use crate::dyn_tensor::DynTensor;

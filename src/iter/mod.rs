@@ -49,7 +49,6 @@ mod build;
 mod config;
 mod overlap;
 mod run;
-mod small;
 
 pub(crate) use build::broadcast as broadcast_shapes;
 pub use config::IterConfig;
@@ -59,7 +58,7 @@ pub use run::LoopCost;
 use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
 use core::fmt;
-use small::{DimVec, SmallBuf};
+use crate::small::{DimVec, SmallBuf};
 use std::vec::Vec;
 
 pub(crate) struct Operand {

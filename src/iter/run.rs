@@ -2,7 +2,7 @@
 //! kernel over runs of the inner dim), split by linear element index across rayon threads.
 
 use super::TensorIterator;
-use super::small::{DimVec, SmallBuf};
+use crate::small::{DimVec, SmallBuf};
 use crate::error::Result;
 use core::convert::Infallible;
 use core::ops::Range;
