@@ -1,7 +1,6 @@
 //! Prints the geometry the TensorIterator chooses for the worked cases of the design issue.
 //! `cargo run --release --example inspect`
 
-use std::sync::Arc;
 use weft::storage::Storage;
 use weft::{DType, DynTensor, IterConfig, Layout, Tensor, TensorIterator};
 
@@ -10,7 +9,7 @@ fn zeros(shape: &[usize]) -> DynTensor {
 }
 
 fn view(len: usize, shape: &[usize], strides: &[isize], offset: usize) -> DynTensor {
-    let st = Arc::new(Storage::<f32>::zeroed(len));
+    let st = Storage::<f32>::zeroed(len);
     let l = Layout::new(shape.to_vec(), strides.to_vec(), offset).unwrap();
     Tensor::from_parts(st, l).unwrap().into()
 }

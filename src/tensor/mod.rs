@@ -17,13 +17,12 @@ use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, checked_numel};
 use crate::storage::Storage;
-use std::sync::Arc;
 use std::vec::Vec;
 
 /// A strided view of shared, typed storage. Views (`t()`, `slice`, `expand`, ...) and
 /// [`Tensor::share`] never copy; `clone()` copies the elements, as PyTorch's `clone` does.
 pub struct Tensor<T: Element> {
-    pub(crate) storage: Arc<Storage<T>>,
+    pub(crate) storage: Storage<T>,
     pub(crate) layout: Layout,
 }
 
@@ -47,7 +46,7 @@ pub(crate) fn is_zero_bits<T: Element>(v: &T) -> bool {
 
 impl<T: Element> Tensor<T> {
     /// A tensor over `storage` with `layout`, checked to fit.
-    pub fn from_parts(storage: Arc<Storage<T>>, layout: Layout) -> Result<Self> {
+    pub fn from_parts(storage: Storage<T>, layout: Layout) -> Result<Self> {
         layout.check_fits(storage.len(), size_of::<T>())?;
         Ok(Tensor { storage, layout })
     }
@@ -69,7 +68,7 @@ impl<T: Element> Tensor<T> {
             });
         }
         Ok(Tensor {
-            storage: Arc::new(Storage::try_from_slice(data)?),
+            storage: Storage::try_from_slice(data)?,
             layout: Layout::contiguous(shape),
         })
     }
@@ -78,7 +77,7 @@ impl<T: Element> Tensor<T> {
     pub fn try_zeros(shape: &[usize]) -> Result<Self> {
         let n = checked_numel(shape, size_of::<T>())?;
         Ok(Tensor {
-            storage: Arc::new(Storage::try_zeroed(n)?),
+            storage: Storage::try_zeroed(n)?,
             layout: Layout::contiguous(shape),
         })
     }
@@ -109,7 +108,7 @@ impl<T: Element> Tensor<T> {
         let len = layout.extent().map_or(0, |(_, hi)| hi as usize + 1);
         checked_numel(&[len], size_of::<T>())?;
         Ok(Tensor {
-            storage: Arc::new(Storage::try_zeroed(len)?),
+            storage: Storage::try_zeroed(len)?,
             layout,
         })
     }
@@ -169,7 +168,7 @@ impl<T: Element> Tensor<T> {
     pub fn is_contiguous(&self) -> bool {
         self.layout.is_contiguous()
     }
-    pub fn storage(&self) -> &Arc<Storage<T>> {
+    pub fn storage(&self) -> &Storage<T> {
         &self.storage
     }
 
@@ -225,7 +224,7 @@ impl<T: Element> Tensor<T> {
             Layout::contiguous(self.shape())
         };
         Ok(Tensor {
-            storage: Arc::new(storage),
+            storage,
             layout,
         })
     }
@@ -250,7 +249,7 @@ impl<T: Element> Tensor<T> {
 
     /// Whether this handle is the only one to its storage (then ops may reuse the buffer).
     pub fn is_uniquely_owned(&mut self) -> bool {
-        Arc::get_mut(&mut self.storage).is_some()
+        self.storage.is_unique()
     }
 
     /// Pointer to element 0 (the element at coordinate (0, ..., 0)).
