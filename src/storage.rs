@@ -29,6 +29,7 @@ impl BorrowFlag {
     const EXCLUSIVE: usize = 1 << (usize::BITS - 1);
 
     /// Takes a shared borrow; false when the storage is borrowed exclusively.
+    #[inline]
     pub(crate) fn try_shared(&self) -> bool {
         // One read-modify-write in the common case. Acquire: see everything the last exclusive
         // borrower wrote before releasing.
@@ -42,11 +43,14 @@ impl BorrowFlag {
     }
 
     /// Takes the exclusive borrow; false when any borrow is held.
+    #[inline]
     pub(crate) fn try_exclusive(&self) -> bool {
         self.0
             .compare_exchange(0, Self::EXCLUSIVE, Ordering::Acquire, Ordering::Relaxed)
             .is_ok()
     }
+
+    #[inline]
 
     pub(crate) fn release(&self, exclusive: bool) {
         if exclusive {
@@ -61,6 +65,7 @@ impl BorrowFlag {
     }
 
     /// Takes a borrow of the given kind or returns the conflict error for `op`.
+    #[inline]
     pub(crate) fn acquire(&self, op: &'static str, exclusive: bool) -> Result<()> {
         let ok = if exclusive {
             self.try_exclusive()
@@ -276,6 +281,8 @@ impl<T: Element> Storage<T> {
         Self::try_from_slice(data).or_panic()
     }
 
+    #[inline]
+
     pub(crate) fn borrow_flag(&self) -> &BorrowFlag {
         &self.header().borrow
     }
@@ -285,6 +292,8 @@ impl<T: Element> Storage<T> {
         BorrowGuard::new(self.borrow_flag(), op, exclusive)
     }
 
+    #[inline]
+
     pub fn len(&self) -> usize {
         self.header().len
     }
@@ -293,11 +302,14 @@ impl<T: Element> Storage<T> {
         self.len() == 0
     }
 
+    #[inline]
+
     pub fn as_ptr(&self) -> *const T {
         self.ptr.as_ptr()
     }
 
     /// Raw pointer for writing. Callers hold the exclusive borrow (or own the storage alone).
+    #[inline]
     pub(crate) fn as_mut_ptr(&self) -> *mut T {
         self.ptr.as_ptr()
     }

@@ -91,9 +91,10 @@ pub(crate) fn build(cfg: IterConfig<'_>) -> Result<TensorIterator<'_>> {
 
     // 3. shape
     let mut all_same_shape = true;
-    let shape: DimVec<usize> = if let Some(ss) = &cfg.static_shape {
+    let shape: DimVec<usize> = if let Some(st) = &cfg.static_shape {
+        let (ss, squash_dims) = &**st;
         let mut shape = ss.clone();
-        for &d in cfg.squash_dims.iter() {
+        for &d in squash_dims.iter() {
             if d >= shape.len() {
                 return Err(Error::IndexOutOfRange {
                     what: "squash dim",
@@ -106,7 +107,7 @@ pub(crate) fn build(cfg: IterConfig<'_>) -> Result<TensorIterator<'_>> {
         }
         for t in cfg.given_outputs().chain(cfg.input_tensors()) {
             let ok = t.ndim() == ss.len()
-                && (0..ss.len()).all(|d| cfg.squash_dims.contains(&d) || t.shape()[d] == ss[d]);
+                && (0..ss.len()).all(|d| squash_dims.contains(&d) || t.shape()[d] == ss[d]);
             if !ok {
                 return Err(Error::ShapeMismatch {
                     op: name,

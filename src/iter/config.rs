@@ -38,8 +38,8 @@ pub struct IterConfig<'a> {
     pub(crate) static_dtype: Option<DType>,
     /// Set when `declare_static_dtype` was called while `check_all_same_dtype` was on.
     pub(crate) static_dtype_misuse: bool,
-    pub(crate) static_shape: Option<DimVec<usize>>,
-    pub(crate) squash_dims: DimVec<usize>,
+    /// `declare_static_shape`: (shape, squash dims); boxed, rarely used, keeps the config small.
+    pub(crate) static_shape: Option<Box<(DimVec<usize>, DimVec<usize>)>>,
 }
 
 impl Default for IterConfig<'_> {
@@ -69,45 +69,53 @@ impl<'a> IterConfig<'a> {
             static_dtype: None,
             static_dtype_misuse: false,
             static_shape: None,
-            squash_dims: DimVec::empty(0),
         }
     }
 
     /// The op name used in error messages (default `"TensorIterator"`).
+    #[inline]
     pub fn name(mut self, name: &'static str) -> Self {
         self.name = name;
         self
     }
 
     /// A given output: written in place, never broadcast (except in reductions), never resized.
+    #[inline]
     pub fn add_output(mut self, t: &'a DynTensor) -> Self {
         self.outputs.push(Some(t));
         self
     }
     /// An output the iterator allocates with the broadcast shape, in the inputs' dim order.
+    #[inline]
     pub fn add_owned_output(mut self) -> Self {
         self.outputs.push(None);
         self
     }
+    #[inline]
     pub fn add_input(mut self, t: &'a DynTensor) -> Self {
         self.inputs.push((Some(t), false));
         self
     }
+    #[inline]
     pub fn add_const_input(mut self, t: &'a DynTensor) -> Self {
         self.inputs.push((Some(t), true));
         self
     }
     /// A number that takes part in the common-dtype computation only (with the weakest
     /// priority, `OperandKind::Scalar`); it is not iterated.
+    #[inline]
     pub fn add_scalar(mut self, s: Scalar) -> Self {
         self.scalars.push(s);
         self
     }
 
+    #[inline]
+
     pub fn check_all_same_dtype(mut self, v: bool) -> Self {
         self.check_all_same_dtype = v;
         self
     }
+    #[inline]
     pub fn promote_inputs_to_common_dtype(mut self, v: bool) -> Self {
         self.promote_inputs_to_common_dtype = v;
         if v {
@@ -115,10 +123,12 @@ impl<'a> IterConfig<'a> {
         }
         self
     }
+    #[inline]
     pub fn promote_integer_inputs_to_float(mut self, v: bool) -> Self {
         self.promote_integer_inputs_to_float = v;
         self
     }
+    #[inline]
     pub fn cast_common_dtype_to_outputs(mut self, v: bool) -> Self {
         self.cast_common_dtype_to_outputs = v;
         if v {
@@ -126,35 +136,42 @@ impl<'a> IterConfig<'a> {
         }
         self
     }
+    #[inline]
     pub fn enforce_safe_casting_to_output(mut self, v: bool) -> Self {
         self.enforce_safe_casting_to_output = v;
         self
     }
     /// Walk the operands in logical (row-major) order: no stride sort, and the fast set-up only
     /// for all-contiguous operands.
+    #[inline]
     pub fn enforce_linear_iteration(mut self, v: bool) -> Self {
         self.enforce_linear_iteration = v;
         self
     }
+    #[inline]
     pub fn resize_outputs(mut self, v: bool) -> Self {
         self.resize_outputs = v;
         self
     }
+    #[inline]
     pub fn check_mem_overlap(mut self, v: bool) -> Self {
         self.check_mem_overlap = v;
         self
     }
     /// Recorded only (weft has one device).
+    #[inline]
     pub fn allow_cpu_scalars(mut self, v: bool) -> Self {
         self.allow_cpu_scalars = v;
         self
     }
     /// Outputs may broadcast (stride 0 on reduced dims); reduced dims are walked first.
+    #[inline]
     pub fn is_reduction(mut self, v: bool) -> Self {
         self.is_reduction = v;
         self
     }
     /// The dtype of allocated outputs (requires `check_all_same_dtype(false)` first).
+    #[inline]
     pub fn declare_static_dtype(mut self, d: DType) -> Self {
         if self.check_all_same_dtype {
             self.static_dtype_misuse = true;
@@ -169,17 +186,23 @@ impl<'a> IterConfig<'a> {
     /// Skip shape inference: every operand must have exactly this shape (requires
     /// `resize_outputs(false)`).
     pub fn declare_static_shape(mut self, shape: &[usize]) -> Self {
-        self.static_shape = Some(DimVec::from_slice(shape, 0));
-        self.squash_dims.truncate(0);
+        self.static_shape = Some(Box::new((
+            DimVec::from_slice(shape, 0),
+            DimVec::empty(0),
+        )));
         self
     }
     /// A static shape whose `squash_dims` are iterated as size 1 (the kernel walks them itself);
     /// operands may have any size there.
     pub fn declare_static_shape_squash(mut self, shape: &[usize], squash_dims: &[usize]) -> Self {
-        self.static_shape = Some(DimVec::from_slice(shape, 0));
-        self.squash_dims = DimVec::from_slice(squash_dims, 0);
+        self.static_shape = Some(Box::new((
+            DimVec::from_slice(shape, 0),
+            DimVec::from_slice(squash_dims, 0),
+        )));
         self
     }
+
+    #[inline]
 
     pub fn build(self) -> Result<TensorIterator<'a>> {
         super::build::build(self)

@@ -172,10 +172,12 @@ unsafe impl Sync for TensorIterator<'_> {}
 
 impl<'a> TensorIterator<'a> {
     /// Number of iteration dims after reordering and coalescing (0 for 0-d operands).
+    #[inline]
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
     /// Iteration shape, fastest dim first.
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
@@ -188,19 +190,24 @@ impl<'a> TensorIterator<'a> {
     pub fn perm(&self) -> &[usize] {
         &self.perm
     }
+    #[inline]
     pub fn numel(&self) -> usize {
         self.numel
     }
+    #[inline]
     pub fn ntensors(&self) -> usize {
         self.operands.len()
     }
+    #[inline]
     pub fn ninputs(&self) -> usize {
         self.operands.len() - self.noutputs
     }
+    #[inline]
     pub fn noutputs(&self) -> usize {
         self.noutputs
     }
     /// Operand `i`'s byte strides along the iteration dims (fastest first; 0 on broadcast dims).
+    #[inline]
     pub fn strides(&self, i: usize) -> &[isize] {
         let nd = self.ndim();
         &self.strides[i * nd..(i + 1) * nd]
@@ -211,11 +218,13 @@ impl<'a> TensorIterator<'a> {
         self.strides(i).iter().map(|s| s / sz).collect()
     }
     /// Operand `i`'s own dtype (outputs first). The kernel casts from/to it.
+    #[inline]
     pub fn dtype(&self, i: usize) -> DType {
         self.tensor(i).dtype()
     }
     /// The computation dtype; `None` where none was inferred (inputs of different dtypes and no
     /// promotion, or no inputs).
+    #[inline]
     pub fn common_dtype(&self) -> Option<DType> {
         self.common_dtype
     }
@@ -287,6 +296,7 @@ impl<'a> TensorIterator<'a> {
         self.take_output(0)
     }
     /// Address of operand `i`'s element (0, ..., 0), where every run of the loop is measured from.
+    #[inline]
     pub fn data_ptr(&self, i: usize) -> *mut u8 {
         self.base[i]
     }

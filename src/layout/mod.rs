@@ -92,20 +92,26 @@ impl Layout {
         Ok(l)
     }
 
+    #[inline]
+
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
+    #[inline]
     pub fn strides(&self) -> &[isize] {
         &self.strides
     }
+    #[inline]
     pub fn offset(&self) -> usize {
         self.offset
     }
+    #[inline]
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
     /// The element count (the product of the shape). Exact for a validated layout; one whose
     /// count overflows (rejected by [`Layout::checked_extent`]) saturates at `usize::MAX`.
+    #[inline]
     pub fn numel(&self) -> usize {
         if self.shape.contains(&0) {
             return 0;
@@ -117,6 +123,7 @@ impl Layout {
     }
 
     /// Row-major contiguous (size-1 dims may have any stride), regardless of offset.
+    #[inline]
     pub fn is_contiguous(&self) -> bool {
         let mut expected = 1isize;
         for d in (0..self.ndim()).rev() {

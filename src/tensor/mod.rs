@@ -142,32 +142,42 @@ impl<T: Element> Tensor<T> {
         Self::full(&[], value)
     }
 
+    #[inline]
+
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         &self.layout.shape
     }
     /// Strides in elements (negative for reversed views, 0 for expanded dims).
+    #[inline]
     pub fn strides(&self) -> &[isize] {
         &self.layout.strides
     }
     /// Offset of element 0 into the storage, in elements.
+    #[inline]
     pub fn offset(&self) -> usize {
         self.layout.offset
     }
+    #[inline]
     pub fn ndim(&self) -> usize {
         self.layout.ndim()
     }
+    #[inline]
     pub fn numel(&self) -> usize {
         self.layout.numel()
     }
+    #[inline]
     pub fn dtype(&self) -> crate::DType {
         T::DTYPE
     }
+    #[inline]
     pub fn is_contiguous(&self) -> bool {
         self.layout.is_contiguous()
     }
+    #[inline]
     pub fn storage(&self) -> &Storage<T> {
         &self.storage
     }
@@ -175,6 +185,7 @@ impl<T: Element> Tensor<T> {
     /// A second handle to the same storage and layout (no copy): writes through either are
     /// seen by both, as between PyTorch's views. Sound across threads: every access borrows
     /// the storage (see ARCHITECTURE.md, "Memory model").
+    #[inline]
     pub fn share(&self) -> Tensor<T> {
         Tensor {
             storage: self.storage.clone(),
@@ -253,6 +264,7 @@ impl<T: Element> Tensor<T> {
     }
 
     /// Pointer to element 0 (the element at coordinate (0, ..., 0)).
+    #[inline]
     pub fn data_ptr(&self) -> *const T {
         self.storage.as_ptr().wrapping_add(self.layout.offset)
     }
