@@ -23,8 +23,12 @@ fn show(title: &str, it: weft::Result<TensorIterator>) {
     println!();
 }
 
+/// The iterator borrows its tensors, so a helper names the lifetime (a closure cannot).
+fn b<'a>(a: &'a DynTensor, c: &'a DynTensor) -> weft::Result<TensorIterator<'a>> {
+    TensorIterator::binary_op(None, a, c)
+}
+
 fn main() {
-    let b = |a: &DynTensor, c: &DynTensor| TensorIterator::binary_op(None, a, c);
     show(
         "[2,3,4] + [2,3,4]",
         b(&zeros(&[2, 3, 4]), &zeros(&[2, 3, 4])),

@@ -405,9 +405,7 @@ fn in_place_through_run_out() {
 /// iterator's fast set-up allocate its output with that negative stride (an InvalidView error).
 #[test]
 fn dense_input_with_negative_stride_on_size_one_dim() {
-    let st = Storage::from_slice(
-        &(0..10).map(|i| i as f32).collect::<Vec<_>>(),
-    );
+    let st = Storage::from_slice(&(0..10).map(|i| i as f32).collect::<Vec<_>>());
     let l = Layout::new(vec![5, 1, 2], vec![1, -10, 5], 0).unwrap();
     let t = Tensor::from_parts(st, l).unwrap();
     let r = t.map(ScaleShift { a: 1.0, b: 1.0 });

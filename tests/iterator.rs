@@ -665,9 +665,7 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
     let given = c.out.as_ref().map(|l| {
         // a zeroed storage of the same layout
         let t = make_view(l, 0);
-        let st = Storage::<i64>::zeroed(
-            t.as_typed::<i64>().unwrap().storage().len(),
-        );
+        let st = Storage::<i64>::zeroed(t.as_typed::<i64>().unwrap().storage().len());
         view(&st, t.shape(), t.strides(), t.offset())
     });
     let mut cfg = IterConfig::new().enforce_linear_iteration(c.linear);

@@ -2,13 +2,13 @@
 
 use super::config::IterConfig;
 use super::overlap;
-use crate::small::{DimVec, SmallBuf};
 use super::{NO_OPERAND, Operand, Owned, Src, TensorIterator};
 use crate::dtype::{Category, DType};
 use crate::dyn_tensor::DynTensor;
 use crate::error::{Error, Result};
 use crate::layout::checked_numel;
 use crate::promotion::{OperandKind, ResultTypeState, can_cast};
+use crate::small::{DimVec, SmallBuf};
 
 fn invalid(op: &'static str, reason: &str) -> Error {
     Error::InvalidArgument {
@@ -304,9 +304,7 @@ fn finish(it: &mut TensorIterator<'_>) -> Result<()> {
         if it.operands[..i].iter().any(given_on) {
             continue; // borrowed with an earlier operand
         }
-        let exclusive = it.operands[i..]
-            .iter()
-            .any(|o| o.is_output && given_on(o));
+        let exclusive = it.operands[i..].iter().any(|o| o.is_output && given_on(o));
         // On a conflict the iterator is dropped, releasing the borrows taken so far.
         t.borrow_flag().acquire(it.name, exclusive)?;
         it.borrows.push((i, exclusive));

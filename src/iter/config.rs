@@ -186,10 +186,7 @@ impl<'a> IterConfig<'a> {
     /// Skip shape inference: every operand must have exactly this shape (requires
     /// `resize_outputs(false)`).
     pub fn declare_static_shape(mut self, shape: &[usize]) -> Self {
-        self.static_shape = Some(Box::new((
-            DimVec::from_slice(shape, 0),
-            DimVec::empty(0),
-        )));
+        self.static_shape = Some(Box::new((DimVec::from_slice(shape, 0), DimVec::empty(0))));
         self
     }
     /// A static shape whose `squash_dims` are iterated as size 1 (the kernel walks them itself);

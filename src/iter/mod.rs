@@ -57,8 +57,8 @@ pub use run::LoopCost;
 
 use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
-use core::fmt;
 use crate::small::{DimVec, SmallBuf};
+use core::fmt;
 use std::vec::Vec;
 
 /// Where an operand's tensor lives: borrowed from the caller (given outputs, inputs), or held

@@ -2,8 +2,8 @@
 //! kernel over runs of the inner dim), split by linear element index across rayon threads.
 
 use super::TensorIterator;
-use crate::small::{DimVec, SmallBuf};
 use crate::error::Result;
+use crate::small::{DimVec, SmallBuf};
 use core::convert::Infallible;
 use core::ops::Range;
 use rayon::prelude::*;

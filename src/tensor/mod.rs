@@ -234,10 +234,7 @@ impl<T: Element> Tensor<T> {
             });
             Layout::contiguous(self.shape())
         };
-        Ok(Tensor {
-            storage,
-            layout,
-        })
+        Ok(Tensor { storage, layout })
     }
 
     /// Calls `f` on every element in row-major order. The caller holds a shared borrow.
