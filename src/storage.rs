@@ -51,7 +51,6 @@ impl BorrowFlag {
     }
 
     #[inline]
-
     pub(crate) fn release(&self, exclusive: bool) {
         if exclusive {
             // Release: publish this borrower's writes to the next one. Only the bit is
@@ -156,7 +155,8 @@ struct Header {
 const HEADER: usize = size_of::<Header>();
 // The elements start 64-aligned, so the header before them is aligned for itself and the
 // calloc alignment (16) keeps the slack computation in `try_zeroed` exact.
-const _: () = assert!(HEADER % align_of::<Header>() == 0 && HEADER % CALLOC_ALIGN == 0);
+const _: () =
+    assert!(HEADER.is_multiple_of(align_of::<Header>()) && HEADER.is_multiple_of(CALLOC_ALIGN));
 
 /// A handle to a shared, 64-byte aligned, zero-initialised buffer of `len` elements, with its
 /// run-time borrow state. Cloning a handle shares the buffer (a reference count, as `Arc`);
@@ -282,7 +282,6 @@ impl<T: Element> Storage<T> {
     }
 
     #[inline]
-
     pub(crate) fn borrow_flag(&self) -> &BorrowFlag {
         &self.header().borrow
     }
@@ -293,7 +292,6 @@ impl<T: Element> Storage<T> {
     }
 
     #[inline]
-
     pub fn len(&self) -> usize {
         self.header().len
     }
@@ -303,7 +301,6 @@ impl<T: Element> Storage<T> {
     }
 
     #[inline]
-
     pub fn as_ptr(&self) -> *const T {
         self.ptr.as_ptr()
     }

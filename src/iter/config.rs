@@ -110,7 +110,6 @@ impl<'a> IterConfig<'a> {
     }
 
     #[inline]
-
     pub fn check_all_same_dtype(mut self, v: bool) -> Self {
         self.check_all_same_dtype = v;
         self
@@ -200,7 +199,6 @@ impl<'a> IterConfig<'a> {
     }
 
     #[inline]
-
     pub fn build(self) -> Result<TensorIterator<'a>> {
         super::build::build(self)
     }

@@ -93,7 +93,6 @@ impl Layout {
     }
 
     #[inline]
-
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }

@@ -143,7 +143,6 @@ impl<T: Element> Tensor<T> {
     }
 
     #[inline]
-
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
