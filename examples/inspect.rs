@@ -1,7 +1,6 @@
 //! Prints the geometry the TensorIterator chooses for the worked cases of the design issue.
 //! `cargo run --release --example inspect`
 
-use std::sync::Arc;
 use weft::storage::Storage;
 use weft::{DType, DynTensor, IterConfig, Layout, Tensor, TensorIterator};
 
@@ -10,7 +9,7 @@ fn zeros(shape: &[usize]) -> DynTensor {
 }
 
 fn view(len: usize, shape: &[usize], strides: &[isize], offset: usize) -> DynTensor {
-    let st = Arc::new(Storage::<f32>::zeroed(len));
+    let st = Storage::<f32>::zeroed(len);
     let l = Layout::new(shape.to_vec(), strides.to_vec(), offset).unwrap();
     Tensor::from_parts(st, l).unwrap().into()
 }
@@ -24,8 +23,12 @@ fn show(title: &str, it: weft::Result<TensorIterator>) {
     println!();
 }
 
+/// The iterator borrows its tensors, so a helper names the lifetime (a closure cannot).
+fn b<'a>(a: &'a DynTensor, c: &'a DynTensor) -> weft::Result<TensorIterator<'a>> {
+    TensorIterator::binary_op(None, a, c)
+}
+
 fn main() {
-    let b = |a: &DynTensor, c: &DynTensor| TensorIterator::binary_op(None, a, c);
     show(
         "[2,3,4] + [2,3,4]",
         b(&zeros(&[2, 3, 4]), &zeros(&[2, 3, 4])),

@@ -46,6 +46,9 @@ macro_rules! dispatch {
 pub trait DynElement: Element {
     fn wrap(t: Tensor<Self>) -> DynTensor;
     fn unwrap_ref(d: &DynTensor) -> Option<&Tensor<Self>>;
+    /// The typed tensor, or the tensor itself back (not an error value: a tensor with its
+    /// inline layout is ~170 bytes, moved once).
+    #[allow(clippy::result_large_err)]
     fn unwrap(d: DynTensor) -> core::result::Result<Tensor<Self>, DynTensor>;
 }
 
@@ -105,6 +108,7 @@ impl Clone for DynTensor {
 
 impl DynTensor {
     /// A second handle to the same storage (no copy); see [`Tensor::share`].
+    #[inline]
     pub fn share(&self) -> DynTensor {
         dispatch!(self, t => DynTensor::from(t.share()))
     }
@@ -114,27 +118,35 @@ impl DynTensor {
         dispatch!(self, t => Ok(DynTensor::from(t.try_clone()?)))
     }
 
+    #[inline]
     pub fn dtype(&self) -> DType {
         dispatch!(self, t => t.dtype())
     }
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         dispatch!(self, t => t.shape())
     }
+    #[inline]
     pub fn strides(&self) -> &[isize] {
         dispatch!(self, t => t.strides())
     }
+    #[inline]
     pub fn offset(&self) -> usize {
         dispatch!(self, t => t.offset())
     }
+    #[inline]
     pub fn ndim(&self) -> usize {
         dispatch!(self, t => t.ndim())
     }
+    #[inline]
     pub fn numel(&self) -> usize {
         dispatch!(self, t => t.numel())
     }
+    #[inline]
     pub fn is_contiguous(&self) -> bool {
         dispatch!(self, t => t.is_contiguous())
     }
+    #[inline]
     pub fn layout(&self) -> &crate::layout::Layout {
         dispatch!(self, t => t.layout())
     }
@@ -155,16 +167,19 @@ impl DynTensor {
     }
 
     /// Raw pointer to element 0 and the element size, for the iterator.
+    #[inline]
     pub fn data_ptr_bytes(&self) -> *mut u8 {
         dispatch!(self, t => t.data_ptr() as *mut u8)
     }
 
     /// The storage's borrow state (see `storage.rs`).
+    #[inline]
     pub(crate) fn borrow_flag(&self) -> &crate::storage::BorrowFlag {
         dispatch!(self, t => t.storage.borrow_flag())
     }
 
     /// Address range of the whole storage (for overlap checks).
+    #[inline]
     pub fn storage_ptr(&self) -> *const u8 {
         dispatch!(self, t => t.storage().as_ptr().cast::<u8>())
     }

@@ -38,6 +38,8 @@ pub mod layout;
 #[cfg(feature = "std")]
 pub mod ops;
 #[cfg(feature = "std")]
+pub(crate) mod small;
+#[cfg(feature = "std")]
 pub mod storage;
 #[cfg(feature = "std")]
 pub mod tensor;

@@ -1,6 +1,6 @@
 //! Shared, 64-byte aligned, zero-initialised element buffers with a run-time borrow state.
 //!
-//! A `Storage<T>` is shared by every view of it (`Arc`). Writes go through raw pointers, never
+//! A `Storage<T>` is shared by every view of it (a reference-counted handle, one allocation with its header). Writes go through raw pointers, never
 //! through `&mut [T]` that could alias a live `&[T]`, so in-place ops on one view are seen by
 //! the others, as in PyTorch.
 //!
@@ -14,6 +14,7 @@ use crate::element::Element;
 use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use std::alloc::{Layout as AllocLayout, alloc_zeroed, dealloc};
+use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -28,6 +29,7 @@ impl BorrowFlag {
     const EXCLUSIVE: usize = 1 << (usize::BITS - 1);
 
     /// Takes a shared borrow; false when the storage is borrowed exclusively.
+    #[inline]
     pub(crate) fn try_shared(&self) -> bool {
         // One read-modify-write in the common case. Acquire: see everything the last exclusive
         // borrower wrote before releasing.
@@ -41,12 +43,14 @@ impl BorrowFlag {
     }
 
     /// Takes the exclusive borrow; false when any borrow is held.
+    #[inline]
     pub(crate) fn try_exclusive(&self) -> bool {
         self.0
             .compare_exchange(0, Self::EXCLUSIVE, Ordering::Acquire, Ordering::Relaxed)
             .is_ok()
     }
 
+    #[inline]
     pub(crate) fn release(&self, exclusive: bool) {
         if exclusive {
             // Release: publish this borrower's writes to the next one. Only the bit is
@@ -60,6 +64,7 @@ impl BorrowFlag {
     }
 
     /// Takes a borrow of the given kind or returns the conflict error for `op`.
+    #[inline]
     pub(crate) fn acquire(&self, op: &'static str, exclusive: bool) -> Result<()> {
         let ok = if exclusive {
             self.try_exclusive()
@@ -135,12 +140,33 @@ impl<'a> OpBorrows<'a> {
 /// Alignment of every buffer: a cache line, and enough for 512-bit vector loads.
 pub const STORAGE_ALIGN: usize = 64;
 
-pub struct Storage<T: Element> {
-    ptr: NonNull<T>,
-    len: usize,
-    /// Bytes between the allocation's start and `ptr` (see [`Storage::try_zeroed`]).
-    shift: usize,
+/// The shared state of a storage, stored in the same allocation just before the elements:
+/// the handle count, the borrow state, the element count and where the allocation starts.
+#[repr(C)]
+struct Header {
+    /// Number of live [`Storage`] handles.
+    refs: AtomicUsize,
     borrow: BorrowFlag,
+    len: usize,
+    /// Bytes from the allocation's start to the elements.
+    shift: usize,
+}
+
+const HEADER: usize = size_of::<Header>();
+// The elements start 64-aligned, so the header before them is aligned for itself and the
+// calloc alignment (16) keeps the slack computation in `try_zeroed` exact.
+const _: () =
+    assert!(HEADER.is_multiple_of(align_of::<Header>()) && HEADER.is_multiple_of(CALLOC_ALIGN));
+
+/// A handle to a shared, 64-byte aligned, zero-initialised buffer of `len` elements, with its
+/// run-time borrow state. Cloning a handle shares the buffer (a reference count, as `Arc`);
+/// the buffer is freed when the last handle is dropped. One allocation holds the header
+/// (count, borrow flag, length) and the elements: a new tensor costs one `calloc`.
+pub struct Storage<T: Element> {
+    /// The first element; the header lies `HEADER` bytes before it, in the same allocation.
+    /// Derived from the allocation's own pointer, so it may reach the header and the elements.
+    ptr: NonNull<T>,
+    _owns: PhantomData<T>,
 }
 
 /// Alignment asked of the allocator: `calloc`'s own (std's `alloc_zeroed` calls `calloc` only
@@ -152,22 +178,32 @@ const CALLOC_ALIGN: usize = 16;
 #[cfg(target_os = "linux")]
 const HUGEPAGE_MIN: usize = 4 << 20;
 
-// SAFETY: a Storage owns its buffer; element types are plain data (Send + Sync). Every access
-// to the elements holds a borrow of `borrow` (shared for reads, exclusive for writes), so two
-// threads never access the buffer in conflicting ways; inside one exclusive borrow the iterator
-// hands disjoint output elements to its worker threads (ARCHITECTURE.md, "Memory model").
+// SAFETY: a Storage shares its buffer like an `Arc` (the count is atomic); element types are
+// plain data (Send + Sync). Every access to the elements holds a borrow of the header's
+// `borrow` (shared for reads, exclusive for writes), so two threads never access the buffer in
+// conflicting ways; inside one exclusive borrow the iterator hands disjoint output elements to
+// its worker threads (ARCHITECTURE.md, "Memory model").
 unsafe impl<T: Element> Send for Storage<T> {}
-// SAFETY: as for Send.
+// SAFETY: as for Send; `&Storage` only reads the header's immutable fields and its atomics.
 unsafe impl<T: Element> Sync for Storage<T> {}
 
 impl<T: Element> Storage<T> {
-    /// The allocator layout: the buffer plus room to align its start to [`STORAGE_ALIGN`].
-    /// `None` when the buffer would exceed `isize::MAX` bytes.
+    /// The allocator layout: header, buffer, and room to align the buffer's start to
+    /// [`STORAGE_ALIGN`]. `None` when it would exceed `isize::MAX` bytes.
     fn alloc_layout(len: usize) -> Option<AllocLayout> {
         let bytes = len
             .checked_mul(size_of::<T>())
-            .and_then(|b| b.checked_add(STORAGE_ALIGN - CALLOC_ALIGN))?;
-        AllocLayout::from_size_align(bytes.max(STORAGE_ALIGN), CALLOC_ALIGN).ok()
+            .and_then(|b| b.checked_add(HEADER + STORAGE_ALIGN - CALLOC_ALIGN))?;
+        AllocLayout::from_size_align(bytes, CALLOC_ALIGN).ok()
+    }
+
+    #[inline]
+    fn header(&self) -> &Header {
+        // SAFETY: `ptr` is HEADER bytes past the start of an initialised `Header` inside the
+        // live allocation this handle keeps alive (see `try_zeroed`); HEADER is a multiple of
+        // the header's alignment and `ptr` is 64-aligned, so the header is aligned. Its fields
+        // are atomics or never written after creation, so a shared reference is fine.
+        unsafe { &*self.ptr.as_ptr().cast::<u8>().sub(HEADER).cast::<Header>() }
     }
 
     /// A zero-filled buffer of `len` elements (zero is a valid value of every element type,
@@ -186,27 +222,42 @@ impl<T: Element> Storage<T> {
             bytes: len as u128 * size_of::<T>() as u128,
         };
         let layout = Self::alloc_layout(len).ok_or_else(failed)?;
-        // SAFETY: layout has non-zero size.
+        // SAFETY: layout has non-zero size (at least the header).
         let raw = unsafe { alloc_zeroed(layout) };
         if raw.is_null() {
             return Err(failed());
         }
-        let shift = raw.align_offset(STORAGE_ALIGN);
-        debug_assert!(shift <= STORAGE_ALIGN - CALLOC_ALIGN);
-        // SAFETY: raw is at least CALLOC_ALIGN-aligned, so shift <= STORAGE_ALIGN - CALLOC_ALIGN,
-        // the slack included in the layout: raw + shift + len * size_of::<T>() is in bounds.
-        let ptr = unsafe { raw.add(shift) } as *mut T;
+        // The elements start at the first 64-byte boundary that leaves room for the header.
+        // raw is 16-aligned, so that boundary is at most STORAGE_ALIGN - CALLOC_ALIGN bytes past
+        // raw + HEADER: inside the slack the layout includes. Checked, not assumed.
+        let shift = HEADER + (raw.addr() + HEADER).wrapping_neg() % STORAGE_ALIGN;
+        if shift > HEADER + STORAGE_ALIGN - CALLOC_ALIGN {
+            // SAFETY: allocated just above with this layout, never handed out.
+            unsafe { dealloc(raw, layout) };
+            return Err(failed());
+        }
+        // SAFETY: shift + len * size_of::<T>() <= layout.size() (checked above), so the
+        // element pointer and the header before it lie inside the allocation.
+        let data = unsafe { raw.add(shift) };
+        // SAFETY: data - HEADER >= raw (shift >= HEADER) is in bounds, aligned to 16 (data is
+        // 64-aligned, HEADER a multiple of 16), and nothing else references the fresh block.
+        unsafe {
+            data.sub(HEADER).cast::<Header>().write(Header {
+                refs: AtomicUsize::new(1),
+                borrow: BorrowFlag::default(),
+                len,
+                shift,
+            })
+        };
         #[cfg(target_os = "linux")]
         if layout.size() >= HUGEPAGE_MIN {
             advise_hugepages(raw, layout.size());
         }
         // SAFETY: raw is non-null, so raw + shift (inside the allocation) is too.
-        let ptr = unsafe { NonNull::new_unchecked(ptr) };
+        let ptr = unsafe { NonNull::new_unchecked(data.cast::<T>()) };
         Ok(Storage {
             ptr,
-            len,
-            shift,
-            borrow: BorrowFlag::default(),
+            _owns: PhantomData,
         })
     }
 
@@ -230,39 +281,85 @@ impl<T: Element> Storage<T> {
         Self::try_from_slice(data).or_panic()
     }
 
+    #[inline]
     pub(crate) fn borrow_flag(&self) -> &BorrowFlag {
-        &self.borrow
+        &self.header().borrow
     }
 
     /// Holds a borrow (shared, or exclusive for writes) for the guard's lifetime.
     pub(crate) fn borrow(&self, op: &'static str, exclusive: bool) -> Result<BorrowGuard<'_>> {
-        BorrowGuard::new(&self.borrow, op, exclusive)
+        BorrowGuard::new(self.borrow_flag(), op, exclusive)
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        self.header().len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
+    #[inline]
     pub fn as_ptr(&self) -> *const T {
         self.ptr.as_ptr()
     }
 
     /// Raw pointer for writing. Callers hold the exclusive borrow (or own the storage alone).
+    #[inline]
     pub(crate) fn as_mut_ptr(&self) -> *mut T {
         self.ptr.as_ptr()
+    }
+
+    /// Whether two handles share one buffer (`Arc::ptr_eq`).
+    pub fn ptr_eq(a: &Self, b: &Self) -> bool {
+        a.ptr == b.ptr
+    }
+
+    /// Whether this is the only handle to the buffer.
+    pub fn is_unique(&self) -> bool {
+        // Acquire: pairs with the Release decrement of handles dropped on other threads.
+        self.header().refs.load(Ordering::Acquire) == 1
+    }
+}
+
+impl<T: Element> Clone for Storage<T> {
+    /// A second handle to the same buffer (no copy).
+    #[inline]
+    fn clone(&self) -> Self {
+        // Relaxed, as `Arc::clone`: a new handle is made from an existing one, which keeps the
+        // buffer alive meanwhile.
+        let old = self.header().refs.fetch_add(1, Ordering::Relaxed);
+        if old > isize::MAX as usize {
+            // As `Arc`: billions of leaked handles; the count must never wrap.
+            std::process::abort();
+        }
+        Storage {
+            ptr: self.ptr,
+            _owns: PhantomData,
+        }
     }
 }
 
 impl<T: Element> Drop for Storage<T> {
+    #[inline]
     fn drop(&mut self) {
-        let layout = Self::alloc_layout(self.len).expect("the layout it was allocated with");
-        // SAFETY: allocated in `try_zeroed` with this layout, at `ptr - shift`.
+        let h = self.header();
+        // The last handle needs no read-modify-write: with a count of 1 no other handle exists
+        // and none can be made (that needs a handle), so the load (Acquire: after every other
+        // handle's Release decrement) decides. Otherwise decrement as `Arc` does.
+        if h.refs.load(Ordering::Acquire) != 1 {
+            if h.refs.fetch_sub(1, Ordering::Release) != 1 {
+                return;
+            }
+            std::sync::atomic::fence(Ordering::Acquire);
+        }
+        let (len, shift) = (h.len, h.shift);
+        let layout = Self::alloc_layout(len).expect("the layout it was allocated with");
+        // SAFETY: the last handle: allocated in `try_zeroed` with this layout, at `ptr - shift`
+        // (a pointer derived from the allocation's own); nothing references it any more.
         unsafe {
-            let raw = (self.ptr.as_ptr() as *mut u8).sub(self.shift);
+            let raw = self.ptr.as_ptr().cast::<u8>().sub(shift);
             dealloc(raw, layout)
         }
     }

@@ -4,7 +4,6 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use std::sync::Arc;
 use weft::functors::{Add, Functor, real::Real};
 use weft::half::{bf16, f16};
 use weft::ops::custom::{self, Apply, DynApply, DynFunctor, Promotion, from_fn};
@@ -179,7 +178,7 @@ fn make_view<T: DynElement>(l: &OpLayout, seed: u64) -> Tensor<T> {
         .into_iter()
         .map(|v| T::from_value(Value::F64(v)))
         .collect();
-    let st = Arc::new(Storage::from_slice(&data));
+    let st = Storage::from_slice(&data);
     let layout = Layout::new(l.shape.clone(), strides, off as usize).unwrap();
     Tensor::from_parts(st, layout).unwrap()
 }
@@ -406,9 +405,7 @@ fn in_place_through_run_out() {
 /// iterator's fast set-up allocate its output with that negative stride (an InvalidView error).
 #[test]
 fn dense_input_with_negative_stride_on_size_one_dim() {
-    let st = Arc::new(Storage::from_slice(
-        &(0..10).map(|i| i as f32).collect::<Vec<_>>(),
-    ));
+    let st = Storage::from_slice(&(0..10).map(|i| i as f32).collect::<Vec<_>>());
     let l = Layout::new(vec![5, 1, 2], vec![1, -10, 5], 0).unwrap();
     let t = Tensor::from_parts(st, l).unwrap();
     let r = t.map(ScaleShift { a: 1.0, b: 1.0 });

@@ -24,7 +24,6 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 use weft::layout::GroupedLayout;
 use weft::layout::algebra;
@@ -539,7 +538,7 @@ fn new_base<T: Element + DynElement>(cx: &mut Ctx, r: &mut Rng) -> Option<Tensor
             let data = h_data::<T>(r, len);
             let shape = small_shape(r, 4);
             let layout = fitting_layout(r, &shape, len)?;
-            let storage = Arc::new(Storage::from_slice(&data));
+            let storage = Storage::from_slice(&data);
             let l2 = layout.clone();
             let res = call(
                 cx,
@@ -574,7 +573,7 @@ fn new_base<T: Element + DynElement>(cx: &mut Ctx, r: &mut Rng) -> Option<Tensor
                 strides.push(1);
             }
             let offset = h_usize(r);
-            let storage = Arc::new(Storage::from_slice(&data));
+            let storage = Storage::from_slice(&data);
             let (s2, st2) = (shape.clone(), strides.clone());
             let layout = call(
                 cx,

@@ -12,7 +12,6 @@
 mod golden;
 
 use golden::{Case, Evaluator, Operand, Output, TensorArg};
-use std::sync::Arc;
 use weft::functors::GeluApproximate;
 use weft::ops::Operand as Op;
 use weft::storage::Storage;
@@ -28,7 +27,7 @@ fn tensor(t: &TensorArg) -> DynTensor {
             t.offset,
         )
         .expect("layout");
-        let storage = Arc::new(Storage::from_slice(&data));
+        let storage = Storage::from_slice(&data);
         DynTensor::from(Tensor::from_parts(storage, layout).expect("view fits its storage"))
     })
 }

@@ -3,15 +3,14 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use std::sync::Arc;
 use weft::storage::Storage;
 use weft::{DType, DynTensor, Error, IterConfig, Layout, LoopCost, Scalar, Tensor, TensorIterator};
 
 // ---------- helpers ----------
 
-fn arange_i64(n: usize) -> Arc<Storage<i64>> {
+fn arange_i64(n: usize) -> Storage<i64> {
     let v: Vec<i64> = (0..n as i64).collect();
-    Arc::new(Storage::from_slice(&v))
+    Storage::from_slice(&v)
 }
 
 fn zeros_f32(shape: &[usize]) -> DynTensor {
@@ -19,7 +18,7 @@ fn zeros_f32(shape: &[usize]) -> DynTensor {
 }
 
 fn view<T: weft::DynElement>(
-    st: &Arc<Storage<T>>,
+    st: &Storage<T>,
     shape: &[usize],
     strides: &[isize],
     offset: usize,
@@ -28,8 +27,8 @@ fn view<T: weft::DynElement>(
     T::wrap(Tensor::from_parts(st.clone(), l).unwrap())
 }
 
-fn f32_storage(n: usize) -> Arc<Storage<f32>> {
-    Arc::new(Storage::<f32>::zeroed(n))
+fn f32_storage(n: usize) -> Storage<f32> {
+    Storage::<f32>::zeroed(n)
 }
 
 // ---------- coalescing cases from the issue ----------
@@ -563,7 +562,7 @@ fn make_view(l: &OpLayout, fill_base: i64) -> DynTensor {
         }
     }
     let data: Vec<i64> = (0..len as i64).map(|i| fill_base + i).collect();
-    let st = Arc::new(Storage::from_slice(&data));
+    let st = Storage::from_slice(&data);
     view(&st, &l.shape, &strides, off as usize)
 }
 
@@ -649,7 +648,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
 }
 
 /// Every element of a storage, through a 1-d view of all of it.
-fn whole_storage(st: &Arc<Storage<i64>>) -> Vec<i64> {
+fn whole_storage(st: &Storage<i64>) -> Vec<i64> {
     view(st, &[st.len()], &[1], 0)
         .as_typed::<i64>()
         .unwrap()
@@ -666,9 +665,7 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
     let given = c.out.as_ref().map(|l| {
         // a zeroed storage of the same layout
         let t = make_view(l, 0);
-        let st = Arc::new(Storage::<i64>::zeroed(
-            t.as_typed::<i64>().unwrap().storage().len(),
-        ));
+        let st = Storage::<i64>::zeroed(t.as_typed::<i64>().unwrap().storage().len());
         view(&st, t.shape(), t.strides(), t.offset())
     });
     let mut cfg = IterConfig::new().enforce_linear_iteration(c.linear);

@@ -6,7 +6,6 @@
 //! ```
 
 use proptest::prelude::*;
-use std::sync::Arc;
 use weft::storage::Storage;
 use weft::{DType, DynTensor, Error, Layout, Tensor};
 
@@ -246,7 +245,7 @@ proptest! {
         };
         let n = 48usize;
         let data: Vec<f32> = (0..n).map(|i| i as f32 + 1.0).collect();
-        let st = Arc::new(Storage::from_slice(&data));
+        let st = Storage::from_slice(&data);
         let Some(lo) = view_on(n, &shape, &pick(false)) else { return Ok(()) };
         let Some(la) = view_on(n, &shape, &pick(true)) else { return Ok(()) };
         let la = if next(4) == 0 { lo.clone() } else { la };

@@ -5,7 +5,6 @@
 //! on).
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 use weft::layout::algebra::*;
 use weft::layout::{GroupedLayout, print_grouped_layout, print_layout};
@@ -24,7 +23,7 @@ fn is_err<R: std::fmt::Debug>(what: &str, f: impl FnOnce() -> Result<R, Error>) 
     assert!(r.is_err(), "{what}: expected Err, got {r:?}");
 }
 
-fn storage4() -> Arc<Storage<f32>> {
+fn storage4() -> Storage<f32> {
     Tensor::<f32>::zeros(&[4]).storage().clone()
 }
 

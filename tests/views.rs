@@ -378,7 +378,7 @@ fn slice_semantics() {
         .narrow(0, 0, 4)
         .reshape([2, 2]);
     assert_eq!(r.strides(), &[-2, -1]);
-    assert!(std::sync::Arc::ptr_eq(r.storage(), t.storage()));
+    assert!(weft::storage::Storage::ptr_eq(r.storage(), t.storage()));
     assert_eq!(r.to_vec(), [4, 3, 2, 1]);
 }
 
@@ -397,11 +397,11 @@ fn views_share_storage_and_match_torch_strides() {
     // transpose then flatten is not a view: reshape copies, view refuses.
     let tt = t.transpose(1, 2);
     let flat = tt.reshape([-1]);
-    assert!(flat.is_contiguous() && !std::sync::Arc::ptr_eq(flat.storage(), t.storage()));
+    assert!(flat.is_contiguous() && !weft::storage::Storage::ptr_eq(flat.storage(), t.storage()));
     assert!(matches!(tt.try_view([24]), Err(Error::InvalidView { .. })));
     // Splitting a transposed dim is fine as a view.
     let v = tt.view([2, 2, 2, 3]);
-    assert!(std::sync::Arc::ptr_eq(v.storage(), t.storage()));
+    assert!(weft::storage::Storage::ptr_eq(v.storage(), t.storage()));
     assert_eq!(v.strides(), &[12, 2, 1, 4]);
     assert_eq!(t.flatten(0, 1).shape(), &[6, 4]);
     assert_eq!(Tensor::<i64>::scalar(7).flatten(0, -1).shape(), &[1]);

@@ -944,7 +944,7 @@ impl CudaTensor {
                 n * size_of::<T>(),
             )
         };
-        let full = Tensor::from_parts(Arc::new(storage), self.layout.clone())?;
+        let full = Tensor::from_parts(storage, self.layout.clone())?;
         Ok(if full.is_contiguous() {
             full
         } else {

@@ -2,14 +2,13 @@
 
 use super::config::IterConfig;
 use super::overlap;
-use super::small::{DimVec, SmallBuf};
-use super::{Operand, TensorIterator};
+use super::{NO_OPERAND, Operand, Owned, Src, TensorIterator};
 use crate::dtype::{Category, DType};
 use crate::dyn_tensor::DynTensor;
 use crate::error::{Error, Result};
 use crate::layout::checked_numel;
 use crate::promotion::{OperandKind, ResultTypeState, can_cast};
-use std::vec::Vec;
+use crate::small::{DimVec, SmallBuf};
 
 fn invalid(op: &'static str, reason: &str) -> Error {
     Error::InvalidArgument {
@@ -18,7 +17,7 @@ fn invalid(op: &'static str, reason: &str) -> Error {
     }
 }
 
-pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
+pub(crate) fn build(cfg: IterConfig<'_>) -> Result<TensorIterator<'_>> {
     let name = cfg.name;
     // 1. flags
     if cfg.outputs.is_empty() && cfg.inputs.is_empty() {
@@ -44,33 +43,58 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
     }
 
     // 2. memory overlap (overlap.rs): outputs must not overlap themselves or each other; an
-    // input that reaches an output's elements in another order is read from a copy.
-    let mut cfg = cfg;
+    // input that reaches an output's elements in another order is read from a copy. O(1) per
+    // pair when the storages differ; a contiguous output cannot overlap itself.
     if cfg.check_mem_overlap {
         for (k, out) in cfg.outputs.iter().enumerate() {
-            let Some(out) = out else { continue };
-            overlap::assert_no_internal_overlap(out)?;
-            for other in cfg.outputs[..k].iter().flatten() {
+            let Some(out) = *out else { continue };
+            if !out.is_contiguous() {
+                overlap::assert_no_internal_overlap(out)?;
+            }
+            for other in cfg.outputs[..k].iter().filter_map(|o| *o) {
                 overlap::assert_outputs_disjoint(out, other)?;
             }
         }
     }
-    for k in 0..cfg.inputs.len() {
+    // Operands: outputs first. Undefined outputs are filled in when allocated.
+    let nout = cfg.outputs.len();
+    let nt = nout + cfg.inputs.len();
+    let mut owned = Owned::default();
+    let mut operands = SmallBuf::<Operand<'_>, 8>::empty(NO_OPERAND);
+    for o in cfg.outputs.iter() {
+        operands.push(Operand {
+            src: o.map_or(Src::Owned(usize::MAX), Src::Given),
+            is_output: true,
+            is_const: false,
+            allocated: o.is_none(),
+        });
+    }
+    for &(t, is_const) in cfg.inputs.iter() {
+        let t = t.expect("inputs are Some");
         let mut copy = false;
-        for out in cfg.outputs.iter().flatten() {
-            copy |= overlap::output_input_sharing(out, &cfg.inputs[k].0, cfg.check_mem_overlap)?
+        for out in cfg.given_outputs() {
+            copy |= overlap::output_input_sharing(out, t, cfg.check_mem_overlap)?
                 == overlap::Sharing::CopyInput;
         }
-        if copy {
-            cfg.inputs[k].0 = cfg.inputs[k].0.try_clone()?;
-        }
+        let src = if copy {
+            Src::Owned(owned.push(t.try_clone()?))
+        } else {
+            Src::Given(t)
+        };
+        operands.push(Operand {
+            src,
+            is_output: false,
+            is_const,
+            allocated: false,
+        });
     }
 
     // 3. shape
     let mut all_same_shape = true;
-    let shape: DimVec<usize> = if let Some(ss) = &cfg.static_shape {
-        let mut shape = DimVec::from_slice(ss, 0);
-        for &d in &cfg.squash_dims {
+    let shape: DimVec<usize> = if let Some(st) = &cfg.static_shape {
+        let (ss, squash_dims) = &**st;
+        let mut shape = ss.clone();
+        for &d in squash_dims.iter() {
             if d >= shape.len() {
                 return Err(Error::IndexOutOfRange {
                     what: "squash dim",
@@ -81,18 +105,13 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
             }
             shape[d] = 1;
         }
-        let defined = cfg
-            .outputs
-            .iter()
-            .flatten()
-            .chain(cfg.inputs.iter().map(|(t, _)| t));
-        for t in defined {
+        for t in cfg.given_outputs().chain(cfg.input_tensors()) {
             let ok = t.ndim() == ss.len()
-                && (0..ss.len()).all(|d| cfg.squash_dims.contains(&d) || t.shape()[d] == ss[d]);
+                && (0..ss.len()).all(|d| squash_dims.contains(&d) || t.shape()[d] == ss[d]);
             if !ok {
                 return Err(Error::ShapeMismatch {
                     op: name,
-                    lhs: ss.clone(),
+                    lhs: ss.to_vec(),
                     rhs: t.shape().to_vec(),
                 });
             }
@@ -105,11 +124,9 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
         let outs_count = cfg.is_reduction || !cfg.resize_outputs || cfg.inputs.is_empty();
         let mut shape: Option<DimVec<usize>> = None;
         let sources = cfg
-            .outputs
-            .iter()
-            .flatten()
+            .given_outputs()
             .filter(|_| outs_count)
-            .chain(cfg.inputs.iter().map(|(t, _)| t));
+            .chain(cfg.input_tensors());
         for t in sources {
             match &mut shape {
                 None => shape = Some(DimVec::from_slice(t.shape(), 0)),
@@ -130,7 +147,7 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
     let numel = checked_numel(&shape, 8)?;
 
     // 4. given outputs: never broadcast (except in reductions, where they were broadcast above)
-    for out in cfg.outputs.iter().flatten() {
+    for out in cfg.given_outputs() {
         if cfg.static_shape.is_none() && !cfg.is_reduction && out.shape() != &*shape {
             return Err(Error::OutputShape {
                 op: name,
@@ -145,42 +162,6 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
 
     // 5. dtypes
     let (common_dtype, out_dtype) = compute_types(&cfg)?;
-
-    // Operands: outputs first. Undefined outputs hold a placeholder until allocated.
-    let nout = cfg.outputs.len();
-    let nt = nout + cfg.inputs.len();
-    let mut operands: Vec<Operand> = Vec::with_capacity(nt);
-    let placeholder = cfg
-        .inputs
-        .first()
-        .map(|(t, _)| t.share())
-        .or_else(|| cfg.outputs.iter().flatten().next().map(DynTensor::share));
-    for o in &cfg.outputs {
-        let (tensor, allocated) = match o {
-            Some(t) => (t.share(), false),
-            None => match &placeholder {
-                Some(p) => (p.share(), true),
-                None => (
-                    DynTensor::zeros(out_dtype.unwrap_or(DType::F32), &[])?,
-                    true,
-                ),
-            },
-        };
-        operands.push(Operand {
-            tensor,
-            is_output: true,
-            is_const: false,
-            allocated,
-        });
-    }
-    for (t, c) in &cfg.inputs {
-        operands.push(Operand {
-            tensor: t.share(),
-            is_output: false,
-            is_const: *c,
-            allocated: false,
-        });
-    }
     let alloc_dtype = || {
         out_dtype.ok_or_else(|| {
             invalid(
@@ -193,11 +174,12 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
     let mut it = TensorIterator {
         name,
         operands,
+        owned,
         noutputs: nout,
         shape: DimVec::empty(0),
         strides: SmallBuf::empty(0),
         base: SmallBuf::filled(nt, core::ptr::null_mut()),
-        logical_shape: shape.clone(),
+        logical_shape: shape,
         perm: DimVec::empty(0),
         common_dtype,
         numel,
@@ -207,19 +189,23 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
     };
 
     // 6. fast set-up
-    if all_same_shape && !cfg.is_reduction && fast_set_up(&mut it, &cfg, alloc_dtype)? {
+    if all_same_shape
+        && !cfg.is_reduction
+        && fast_set_up(&mut it, cfg.enforce_linear_iteration, alloc_dtype)?
+    {
         finish(&mut it)?;
         return Ok(it);
     }
+    let shape = &it.logical_shape.clone();
 
     // 7. byte strides in logical order, operand-major [op * nd + d]
     let nd = shape.len();
     let mut st = SmallBuf::<isize, 32>::filled(nt * nd, 0);
-    for (i, op) in it.operands.iter().enumerate() {
-        if op.allocated {
+    for i in 0..nt {
+        if it.operands[i].allocated {
             continue;
         }
-        let t = &op.tensor;
+        let t = it.tensor(i);
         let es = t.dtype().size() as isize;
         let off = nd - t.ndim();
         for (k, (&n, &s)) in t.shape().iter().zip(t.strides()).enumerate() {
@@ -229,12 +215,12 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
     }
 
     // 8. reorder: perm[i] = logical dim at iteration dim i (fastest first)
-    let mut perm = DimVec::<usize>::from_slice(&[], 0);
+    let mut perm = DimVec::<usize>::empty(0);
     for d in (0..nd).rev() {
         perm.push(d);
     }
     if !cfg.enforce_linear_iteration && nd > 1 {
-        reorder(&it.operands, &shape, &st, nd, cfg.is_reduction, &mut perm);
+        reorder(&it.operands, shape, &st, nd, cfg.is_reduction, &mut perm);
     }
     let mut ishape = DimVec::<usize>::filled(nd, 0);
     let mut istr = SmallBuf::<isize, 32>::filled(nt * nd, 0);
@@ -259,7 +245,8 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
             lstrides[perm[i]] = next;
             next *= ishape[i].max(1) as isize;
         }
-        it.operands[op].tensor = DynTensor::empty_strided(dtype, &shape, &lstrides)?;
+        let t = DynTensor::empty_strided(dtype, shape, &lstrides)?;
+        it.operands[op].src = Src::Owned(it.owned.push(t));
     }
 
     // 10. coalesce
@@ -301,29 +288,25 @@ pub(crate) fn build(cfg: IterConfig) -> Result<TensorIterator> {
 
 /// Base pointers, and the borrows held until the iterator is dropped: one per storage among
 /// the given operands, exclusive when an output is on it (one op whose input and output share
-/// a storage is one borrower; `overlap.rs` made reading it in place correct). Allocated
-/// outputs are fresh and unshared: no borrow.
-fn finish(it: &mut TensorIterator) -> Result<()> {
-    for (i, op) in it.operands.iter().enumerate() {
-        it.base[i] = op.tensor.data_ptr_bytes();
+/// a storage is one borrower; `overlap.rs` made reading it in place correct). Tensors the
+/// iterator holds itself (allocated outputs, copies) are fresh and unshared: no borrow.
+fn finish(it: &mut TensorIterator<'_>) -> Result<()> {
+    let nt = it.operands.len();
+    for i in 0..nt {
+        it.base[i] = it.tensor(i).data_ptr_bytes();
     }
-    for i in 0..it.operands.len() {
-        let op = &it.operands[i];
-        if op.allocated {
+    for i in 0..nt {
+        let Src::Given(t) = it.operands[i].src else {
             continue;
+        };
+        let ptr = t.storage_ptr();
+        let given_on = |o: &Operand<'_>| matches!(o.src, Src::Given(u) if u.storage_ptr() == ptr);
+        if it.operands[..i].iter().any(given_on) {
+            continue; // borrowed with an earlier operand
         }
-        let ptr = op.tensor.storage_ptr();
-        let first = it.operands[..i]
-            .iter()
-            .all(|o| o.allocated || o.tensor.storage_ptr() != ptr);
-        if !first {
-            continue;
-        }
-        let exclusive = it.operands[i..]
-            .iter()
-            .any(|o| o.is_output && !o.allocated && o.tensor.storage_ptr() == ptr);
+        let exclusive = it.operands[i..].iter().any(|o| o.is_output && given_on(o));
         // On a conflict the iterator is dropped, releasing the borrows taken so far.
-        op.tensor.borrow_flag().acquire(it.name, exclusive)?;
+        t.borrow_flag().acquire(it.name, exclusive)?;
         it.borrows.push((i, exclusive));
     }
     Ok(())
@@ -361,19 +344,14 @@ pub(crate) fn broadcast(name: &'static str, a: &[usize], b: &[usize]) -> Result<
 }
 
 /// PyTorch's `compute_types`: returns (common dtype, dtype for allocated outputs).
-fn compute_types(cfg: &IterConfig) -> Result<(Option<DType>, Option<DType>)> {
+fn compute_types(cfg: &IterConfig<'_>) -> Result<(Option<DType>, Option<DType>)> {
     let name = cfg.name;
-    let first_in = cfg.inputs.first().map(|(t, _)| t.dtype());
-    let differ = cfg.inputs.iter().any(|(t, _)| Some(t.dtype()) != first_in);
+    let first_in = cfg.input_tensors().next().map(|t| t.dtype());
+    let differ = cfg.input_tensors().any(|t| Some(t.dtype()) != first_in);
     if cfg.check_all_same_dtype {
-        let expected = first_in.or_else(|| cfg.outputs.iter().flatten().next().map(|t| t.dtype()));
+        let expected = first_in.or_else(|| cfg.given_outputs().next().map(|t| t.dtype()));
         if let Some(e) = expected {
-            let tensors = cfg
-                .outputs
-                .iter()
-                .flatten()
-                .chain(cfg.inputs.iter().map(|(t, _)| t));
-            for t in tensors {
+            for t in cfg.given_outputs().chain(cfg.input_tensors()) {
                 if t.dtype() != e {
                     return Err(Error::DTypeMismatch {
                         op: name,
@@ -387,7 +365,7 @@ fn compute_types(cfg: &IterConfig) -> Result<(Option<DType>, Option<DType>)> {
     let mut common = if differ { None } else { first_in };
     if cfg.promote_inputs_to_common_dtype {
         let mut st = ResultTypeState::new();
-        for (t, _) in &cfg.inputs {
+        for t in cfg.input_tensors() {
             let kind = if t.ndim() == 0 {
                 OperandKind::ZeroDim
             } else {
@@ -395,7 +373,7 @@ fn compute_types(cfg: &IterConfig) -> Result<(Option<DType>, Option<DType>)> {
             };
             st = st.update(t.dtype(), kind);
         }
-        for s in &cfg.scalars {
+        for s in cfg.scalars.iter() {
             st = st.update(s.dtype(), OperandKind::Scalar);
         }
         common = st.finish();
@@ -409,7 +387,7 @@ fn compute_types(cfg: &IterConfig) -> Result<(Option<DType>, Option<DType>)> {
     if cfg.enforce_safe_casting_to_output
         && let Some(c) = common
     {
-        for out in cfg.outputs.iter().flatten() {
+        for out in cfg.given_outputs() {
             if !can_cast(c, out.dtype()) {
                 return Err(Error::UnsafeCast {
                     op: name,
@@ -425,53 +403,48 @@ fn compute_types(cfg: &IterConfig) -> Result<(Option<DType>, Option<DType>)> {
 
 /// PyTorch's `fast_set_up`: every operand has the broadcast shape and either all are
 /// contiguous, or (unless linear iteration is enforced) all are non-overlapping-dense with the
-/// same strides. Then the iteration is one dim of `numel` in memory order.
+/// same strides. Then the iteration is one dim of `numel` in memory order: one flat run, no
+/// reorder or coalescing.
 fn fast_set_up(
-    it: &mut TensorIterator,
-    cfg: &IterConfig,
+    it: &mut TensorIterator<'_>,
+    enforce_linear_iteration: bool,
     alloc_dtype: impl Fn() -> Result<DType>,
 ) -> Result<bool> {
-    let defined = || {
-        it.operands
-            .iter()
-            .filter(|o| !o.allocated)
-            .map(|o| &o.tensor)
-    };
-    let all_contig = defined().all(|t| t.is_contiguous());
-    let mut same_dense = false;
-    if !all_contig && !cfg.enforce_linear_iteration {
-        let mut d = defined();
-        if let Some(first) = d.next() {
-            // Negative strides (possible on size-0/1 dims of a dense layout) cannot be
-            // allocated by `empty_strided`: leave those to the general path.
-            same_dense = overlap::is_non_overlapping_and_dense(first.layout())
-                && first.strides().iter().all(|&s| s >= 0)
-                && d.all(|t| t.strides() == first.strides());
+    let nt = it.operands.len();
+    let defined = || (0..nt).filter(|&i| !it.operands[i].allocated);
+    let all_contig = defined().all(|i| it.tensor(i).is_contiguous());
+    // The strides allocated outputs copy (None: contiguous).
+    let mut strides: Option<DimVec<isize>> = None;
+    if !all_contig {
+        if enforce_linear_iteration {
+            return Ok(false);
         }
+        let mut d = defined();
+        let Some(first) = d.next().map(|i| it.tensor(i)) else {
+            return Ok(false);
+        };
+        // Negative strides (possible on size-0/1 dims of a dense layout) cannot be
+        // allocated by `empty_strided`: leave those to the general path.
+        let same_dense = overlap::is_non_overlapping_and_dense(first.layout())
+            && first.strides().iter().all(|&s| s >= 0)
+            && d.all(|i| it.tensor(i).strides() == first.strides());
+        if !same_dense {
+            return Ok(false);
+        }
+        strides = Some(first.layout().strides.clone());
     }
-    if !all_contig && !same_dense {
-        return Ok(false);
-    }
-    let strides: Option<Vec<isize>> = if all_contig {
-        None
-    } else {
-        it.operands
-            .iter()
-            .find(|o| !o.allocated)
-            .map(|o| o.tensor.strides().to_vec())
-    };
     for op in 0..it.noutputs {
         if it.operands[op].allocated {
             let dtype = alloc_dtype()?;
             let shape = &it.logical_shape;
-            it.operands[op].tensor = match &strides {
+            let t = match &strides {
                 None => DynTensor::zeros(dtype, shape)?,
                 Some(s) => DynTensor::empty_strided(dtype, shape, s)?,
             };
+            it.operands[op].src = Src::Owned(it.owned.push(t));
         }
     }
     let nd = it.logical_shape.len();
-    let nt = it.operands.len();
     it.fast_setup = true;
     it.perm = DimVec::empty(0);
     for d in (0..nd).rev() {
@@ -484,7 +457,7 @@ fn fast_set_up(
         it.shape = DimVec::filled(1, it.numel);
         it.strides = SmallBuf::filled(nt, 0);
         for op in 0..nt {
-            it.strides[op] = it.operands[op].tensor.dtype().size() as isize;
+            it.strides[op] = it.tensor(op).dtype().size() as isize;
         }
     }
     Ok(true)
@@ -495,7 +468,7 @@ fn fast_set_up(
 /// strides prefer the smaller dim inner; allocated outputs do not vote; in reductions the
 /// outputs' reduced (stride-0) dims go first.
 fn reorder(
-    ops: &[Operand],
+    ops: &[Operand<'_>],
     shape: &[usize],
     st: &[isize],
     nd: usize,

@@ -5,7 +5,7 @@ use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
 use crate::error::Result;
 use crate::scalar::Scalar;
-use std::vec::Vec;
+use crate::small::{DimVec, SmallBuf};
 
 /// The knobs of an iterator, with PyTorch's defaults: `check_mem_overlap`, `resize_outputs` and
 /// `check_all_same_dtype` on, everything else off.
@@ -15,13 +15,16 @@ use std::vec::Vec;
 /// `declare_static_dtype` needs `check_all_same_dtype(false)` first, `declare_static_shape`
 /// needs `resize_outputs(false)`, and `promote_integer_inputs_to_float` needs
 /// `promote_inputs_to_common_dtype` (checked in [`IterConfig::build`]).
-pub struct IterConfig {
+///
+/// The config borrows its tensors (no handle is cloned, nothing is allocated for up to 4
+/// outputs, 8 inputs and 2 scalars); the built iterator borrows them for as long as it lives.
+pub struct IterConfig<'a> {
     pub(crate) name: &'static str,
     /// `None`: allocate.
-    pub(crate) outputs: Vec<Option<DynTensor>>,
-    /// (tensor, is_const), in the order added.
-    pub(crate) inputs: Vec<(DynTensor, bool)>,
-    pub(crate) scalars: Vec<Scalar>,
+    pub(crate) outputs: SmallBuf<Option<&'a DynTensor>, 4>,
+    /// (tensor, is_const), in the order added (always `Some`; `None` only fills unused slots).
+    pub(crate) inputs: SmallBuf<(Option<&'a DynTensor>, bool), 8>,
+    pub(crate) scalars: SmallBuf<Scalar, 2>,
     pub(crate) check_all_same_dtype: bool,
     pub(crate) promote_inputs_to_common_dtype: bool,
     pub(crate) promote_integer_inputs_to_float: bool,
@@ -35,23 +38,24 @@ pub struct IterConfig {
     pub(crate) static_dtype: Option<DType>,
     /// Set when `declare_static_dtype` was called while `check_all_same_dtype` was on.
     pub(crate) static_dtype_misuse: bool,
-    pub(crate) static_shape: Option<Vec<usize>>,
-    pub(crate) squash_dims: Vec<usize>,
+    /// `declare_static_shape`: (shape, squash dims); boxed, rarely used, keeps the config small.
+    pub(crate) static_shape: Option<Box<(DimVec<usize>, DimVec<usize>)>>,
 }
 
-impl Default for IterConfig {
+impl Default for IterConfig<'_> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl IterConfig {
+impl<'a> IterConfig<'a> {
+    #[inline]
     pub fn new() -> Self {
         IterConfig {
             name: "TensorIterator",
-            outputs: Vec::new(),
-            inputs: Vec::new(),
-            scalars: Vec::new(),
+            outputs: SmallBuf::empty(None),
+            inputs: SmallBuf::empty((None, false)),
+            scalars: SmallBuf::empty(Scalar::Bool(false)),
             check_all_same_dtype: true,
             promote_inputs_to_common_dtype: false,
             promote_integer_inputs_to_float: false,
@@ -65,45 +69,52 @@ impl IterConfig {
             static_dtype: None,
             static_dtype_misuse: false,
             static_shape: None,
-            squash_dims: Vec::new(),
         }
     }
 
     /// The op name used in error messages (default `"TensorIterator"`).
+    #[inline]
     pub fn name(mut self, name: &'static str) -> Self {
         self.name = name;
         self
     }
 
     /// A given output: written in place, never broadcast (except in reductions), never resized.
-    pub fn add_output(mut self, t: &DynTensor) -> Self {
-        self.outputs.push(Some(t.share()));
+    #[inline]
+    pub fn add_output(mut self, t: &'a DynTensor) -> Self {
+        self.outputs.push(Some(t));
         self
     }
     /// An output the iterator allocates with the broadcast shape, in the inputs' dim order.
+    #[inline]
     pub fn add_owned_output(mut self) -> Self {
         self.outputs.push(None);
         self
     }
-    pub fn add_input(mut self, t: &DynTensor) -> Self {
-        self.inputs.push((t.share(), false));
+    #[inline]
+    pub fn add_input(mut self, t: &'a DynTensor) -> Self {
+        self.inputs.push((Some(t), false));
         self
     }
-    pub fn add_const_input(mut self, t: &DynTensor) -> Self {
-        self.inputs.push((t.share(), true));
+    #[inline]
+    pub fn add_const_input(mut self, t: &'a DynTensor) -> Self {
+        self.inputs.push((Some(t), true));
         self
     }
     /// A number that takes part in the common-dtype computation only (with the weakest
     /// priority, `OperandKind::Scalar`); it is not iterated.
+    #[inline]
     pub fn add_scalar(mut self, s: Scalar) -> Self {
         self.scalars.push(s);
         self
     }
 
+    #[inline]
     pub fn check_all_same_dtype(mut self, v: bool) -> Self {
         self.check_all_same_dtype = v;
         self
     }
+    #[inline]
     pub fn promote_inputs_to_common_dtype(mut self, v: bool) -> Self {
         self.promote_inputs_to_common_dtype = v;
         if v {
@@ -111,10 +122,12 @@ impl IterConfig {
         }
         self
     }
+    #[inline]
     pub fn promote_integer_inputs_to_float(mut self, v: bool) -> Self {
         self.promote_integer_inputs_to_float = v;
         self
     }
+    #[inline]
     pub fn cast_common_dtype_to_outputs(mut self, v: bool) -> Self {
         self.cast_common_dtype_to_outputs = v;
         if v {
@@ -122,35 +135,42 @@ impl IterConfig {
         }
         self
     }
+    #[inline]
     pub fn enforce_safe_casting_to_output(mut self, v: bool) -> Self {
         self.enforce_safe_casting_to_output = v;
         self
     }
     /// Walk the operands in logical (row-major) order: no stride sort, and the fast set-up only
     /// for all-contiguous operands.
+    #[inline]
     pub fn enforce_linear_iteration(mut self, v: bool) -> Self {
         self.enforce_linear_iteration = v;
         self
     }
+    #[inline]
     pub fn resize_outputs(mut self, v: bool) -> Self {
         self.resize_outputs = v;
         self
     }
+    #[inline]
     pub fn check_mem_overlap(mut self, v: bool) -> Self {
         self.check_mem_overlap = v;
         self
     }
     /// Recorded only (weft has one device).
+    #[inline]
     pub fn allow_cpu_scalars(mut self, v: bool) -> Self {
         self.allow_cpu_scalars = v;
         self
     }
     /// Outputs may broadcast (stride 0 on reduced dims); reduced dims are walked first.
+    #[inline]
     pub fn is_reduction(mut self, v: bool) -> Self {
         self.is_reduction = v;
         self
     }
     /// The dtype of allocated outputs (requires `check_all_same_dtype(false)` first).
+    #[inline]
     pub fn declare_static_dtype(mut self, d: DType) -> Self {
         if self.check_all_same_dtype {
             self.static_dtype_misuse = true;
@@ -165,25 +185,41 @@ impl IterConfig {
     /// Skip shape inference: every operand must have exactly this shape (requires
     /// `resize_outputs(false)`).
     pub fn declare_static_shape(mut self, shape: &[usize]) -> Self {
-        self.static_shape = Some(shape.to_vec());
-        self.squash_dims.clear();
+        self.static_shape = Some(Box::new((DimVec::from_slice(shape, 0), DimVec::empty(0))));
         self
     }
     /// A static shape whose `squash_dims` are iterated as size 1 (the kernel walks them itself);
     /// operands may have any size there.
     pub fn declare_static_shape_squash(mut self, shape: &[usize], squash_dims: &[usize]) -> Self {
-        self.static_shape = Some(shape.to_vec());
-        self.squash_dims = squash_dims.to_vec();
+        self.static_shape = Some(Box::new((
+            DimVec::from_slice(shape, 0),
+            DimVec::from_slice(squash_dims, 0),
+        )));
         self
     }
 
-    pub fn build(self) -> Result<TensorIterator> {
+    #[inline]
+    pub fn build(self) -> Result<TensorIterator<'a>> {
         super::build::build(self)
+    }
+
+    /// The given outputs, in the order added.
+    pub(crate) fn given_outputs(&self) -> impl Iterator<Item = &'a DynTensor> + '_ {
+        self.outputs.iter().filter_map(|o| *o)
+    }
+
+    /// The inputs, in the order added.
+    pub(crate) fn input_tensors(&self) -> impl Iterator<Item = &'a DynTensor> + '_ {
+        self.inputs.iter().filter_map(|&(t, _)| t)
     }
 }
 
-impl TensorIterator {
-    fn binary_config(out: Option<&DynTensor>, a: &DynTensor, b: &DynTensor) -> IterConfig {
+impl<'a> TensorIterator<'a> {
+    fn binary_config(
+        out: Option<&'a DynTensor>,
+        a: &'a DynTensor,
+        b: &'a DynTensor,
+    ) -> IterConfig<'a> {
         let c = IterConfig::new()
             .check_mem_overlap(true)
             .allow_cpu_scalars(true)
@@ -194,12 +230,20 @@ impl TensorIterator {
     }
 
     /// `add`, `mul`, ...: promotion, cast to the output, safe casting to a given output.
-    pub fn binary_op(out: Option<&DynTensor>, a: &DynTensor, b: &DynTensor) -> Result<Self> {
+    pub fn binary_op(
+        out: Option<&'a DynTensor>,
+        a: &'a DynTensor,
+        b: &'a DynTensor,
+    ) -> Result<Self> {
         Self::binary_config(out, a, b).name("binary_op").build()
     }
 
     /// `div`, `atan2`, ...: as `binary_op`, and integer inputs compute in the default float.
-    pub fn binary_float_op(out: Option<&DynTensor>, a: &DynTensor, b: &DynTensor) -> Result<Self> {
+    pub fn binary_float_op(
+        out: Option<&'a DynTensor>,
+        a: &'a DynTensor,
+        b: &'a DynTensor,
+    ) -> Result<Self> {
         Self::binary_config(out, a, b)
             .promote_integer_inputs_to_float(true)
             .name("binary_float_op")
@@ -208,7 +252,11 @@ impl TensorIterator {
 
     /// `eq`, `lt`, ...: promotion; an allocated output is bool; a given non-bool output gets the
     /// cast flag (a bool output does not: kernels write bool directly).
-    pub fn comparison_op(out: Option<&DynTensor>, a: &DynTensor, b: &DynTensor) -> Result<Self> {
+    pub fn comparison_op(
+        out: Option<&'a DynTensor>,
+        a: &'a DynTensor,
+        b: &'a DynTensor,
+    ) -> Result<Self> {
         let mut c = IterConfig::new()
             .check_mem_overlap(true)
             .allow_cpu_scalars(true)
@@ -223,7 +271,7 @@ impl TensorIterator {
     }
 
     /// `neg`, `abs`, ...: one dtype for all operands.
-    pub fn unary_op(out: Option<&DynTensor>, a: &DynTensor) -> Result<Self> {
+    pub fn unary_op(out: Option<&'a DynTensor>, a: &'a DynTensor) -> Result<Self> {
         let c = IterConfig::new()
             .check_mem_overlap(true)
             .cast_common_dtype_to_outputs(false)
@@ -233,7 +281,7 @@ impl TensorIterator {
     }
 
     /// `exp`, `sin`, ...: integer inputs compute in the default float.
-    pub fn unary_float_op(out: Option<&DynTensor>, a: &DynTensor) -> Result<Self> {
+    pub fn unary_float_op(out: Option<&'a DynTensor>, a: &'a DynTensor) -> Result<Self> {
         let c = IterConfig::new()
             .check_mem_overlap(true)
             .promote_inputs_to_common_dtype(true)
@@ -247,7 +295,7 @@ impl TensorIterator {
     }
 
     /// `fill_`, `arange` into `out`: one given output, no inputs.
-    pub fn nullary_op(out: &DynTensor) -> Result<Self> {
+    pub fn nullary_op(out: &'a DynTensor) -> Result<Self> {
         IterConfig::new()
             .check_mem_overlap(true)
             .check_all_same_dtype(false)
@@ -259,7 +307,7 @@ impl TensorIterator {
 
     /// The geometry of a reduction of `a` into `out` (keepdim shape: size 1 on reduced dims,
     /// which get stride 0 and are walked first).
-    pub fn reduce_op(out: &DynTensor, a: &DynTensor) -> Result<Self> {
+    pub fn reduce_op(out: &'a DynTensor, a: &'a DynTensor) -> Result<Self> {
         IterConfig::new()
             .check_mem_overlap(false)
             .add_output(out)
@@ -272,7 +320,7 @@ impl TensorIterator {
     }
 }
 
-fn with_out(c: IterConfig, out: Option<&DynTensor>) -> IterConfig {
+fn with_out<'a>(c: IterConfig<'a>, out: Option<&'a DynTensor>) -> IterConfig<'a> {
     match out {
         Some(o) => c.add_output(o),
         None => c.add_owned_output(),

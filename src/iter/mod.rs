@@ -49,7 +49,6 @@ mod build;
 mod config;
 mod overlap;
 mod run;
-mod small;
 
 pub(crate) use build::broadcast as broadcast_shapes;
 pub use config::IterConfig;
@@ -58,23 +57,77 @@ pub use run::LoopCost;
 
 use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
+use crate::small::{DimVec, SmallBuf};
 use core::fmt;
-use small::{DimVec, SmallBuf};
 use std::vec::Vec;
 
-pub(crate) struct Operand {
-    pub(crate) tensor: DynTensor,
+/// Where an operand's tensor lives: borrowed from the caller (given outputs, inputs), or held
+/// by the iterator (allocated outputs, copies of inputs that overlap an output) in `owned`.
+#[derive(Copy, Clone)]
+pub(crate) enum Src<'a> {
+    Given(&'a DynTensor),
+    Owned(usize),
+}
+
+#[derive(Copy, Clone)]
+pub(crate) struct Operand<'a> {
+    pub(crate) src: Src<'a>,
     pub(crate) is_output: bool,
     pub(crate) is_const: bool,
     /// An output the iterator allocated ("undefined" output in PyTorch).
     pub(crate) allocated: bool,
 }
 
+/// The placeholder of unused inline operand slots.
+pub(crate) const NO_OPERAND: Operand<'static> = Operand {
+    src: Src::Owned(usize::MAX),
+    is_output: false,
+    is_const: false,
+    allocated: false,
+};
+
+/// Tensors the iterator holds itself: the first two inline, more on the heap.
+#[derive(Default)]
+pub(crate) struct Owned {
+    inline: [Option<DynTensor>; 2],
+    more: Vec<DynTensor>,
+}
+
+impl Owned {
+    /// Stores `t`; returns its index.
+    pub(crate) fn push(&mut self, t: DynTensor) -> usize {
+        for (k, slot) in self.inline.iter_mut().enumerate() {
+            if slot.is_none() {
+                *slot = Some(t);
+                return k;
+            }
+        }
+        self.more.push(t);
+        self.inline.len() + self.more.len() - 1
+    }
+
+    pub(crate) fn get(&self, k: usize) -> &DynTensor {
+        match self.inline.get(k) {
+            Some(t) => t.as_ref().expect("an owned operand"),
+            None => &self.more[k - self.inline.len()],
+        }
+    }
+
+    fn take(&mut self, k: usize) -> DynTensor {
+        match self.inline.get_mut(k) {
+            Some(t) => t.take().expect("an owned operand"),
+            None => self.more[k - self.inline.len()].share(),
+        }
+    }
+}
+
 /// A built iterator: operands (outputs first, then inputs) plus the iteration geometry.
-/// Read-only after [`IterConfig::build`].
-pub struct TensorIterator {
+/// Read-only after [`IterConfig::build`]. It borrows the tensors it was given (`'a`): no
+/// handle is cloned on the way.
+pub struct TensorIterator<'a> {
     pub(crate) name: &'static str,
-    pub(crate) operands: Vec<Operand>,
+    pub(crate) operands: SmallBuf<Operand<'a>, 8>,
+    pub(crate) owned: Owned,
     pub(crate) noutputs: usize,
     /// Iteration shape, fastest dim first.
     pub(crate) shape: DimVec<usize>,
@@ -94,35 +147,37 @@ pub struct TensorIterator {
     pub(crate) borrows: SmallBuf<(usize, bool), 8>,
 }
 
-impl TensorIterator {
+impl TensorIterator<'_> {
     fn release_borrows(&mut self) {
         for &(i, exclusive) in self.borrows.iter() {
-            self.operands[i].tensor.borrow_flag().release(exclusive);
+            self.tensor(i).borrow_flag().release(exclusive);
         }
         self.borrows.truncate(0);
     }
 }
 
-impl Drop for TensorIterator {
+impl Drop for TensorIterator<'_> {
     fn drop(&mut self) {
         self.release_borrows();
     }
 }
 
-// SAFETY: the raw pointers in `base` point into storages kept alive by the `DynTensor`s held in
-// `operands` (Arc-shared, Send + Sync) and borrowed (`borrows`) for the iterator's lifetime, so
+// SAFETY: the raw pointers in `base` point into storages kept alive by the `DynTensor`s the
+// iterator borrows (`'a`) or holds (`owned`) (Send + Sync) and borrowed (`borrows`) for the iterator's lifetime, so
 // no other op touches them in a conflicting way. The iterator itself never dereferences them;
 // the kernel closures passed to `for_each` do, each thread on disjoint output elements.
-unsafe impl Send for TensorIterator {}
+unsafe impl Send for TensorIterator<'_> {}
 // SAFETY: as for Send; shared access only reads the geometry.
-unsafe impl Sync for TensorIterator {}
+unsafe impl Sync for TensorIterator<'_> {}
 
-impl TensorIterator {
+impl<'a> TensorIterator<'a> {
     /// Number of iteration dims after reordering and coalescing (0 for 0-d operands).
+    #[inline]
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
     /// Iteration shape, fastest dim first.
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
@@ -135,19 +190,24 @@ impl TensorIterator {
     pub fn perm(&self) -> &[usize] {
         &self.perm
     }
+    #[inline]
     pub fn numel(&self) -> usize {
         self.numel
     }
+    #[inline]
     pub fn ntensors(&self) -> usize {
         self.operands.len()
     }
+    #[inline]
     pub fn ninputs(&self) -> usize {
         self.operands.len() - self.noutputs
     }
+    #[inline]
     pub fn noutputs(&self) -> usize {
         self.noutputs
     }
     /// Operand `i`'s byte strides along the iteration dims (fastest first; 0 on broadcast dims).
+    #[inline]
     pub fn strides(&self, i: usize) -> &[isize] {
         let nd = self.ndim();
         &self.strides[i * nd..(i + 1) * nd]
@@ -158,11 +218,13 @@ impl TensorIterator {
         self.strides(i).iter().map(|s| s / sz).collect()
     }
     /// Operand `i`'s own dtype (outputs first). The kernel casts from/to it.
+    #[inline]
     pub fn dtype(&self, i: usize) -> DType {
-        self.operands[i].tensor.dtype()
+        self.tensor(i).dtype()
     }
     /// The computation dtype; `None` where none was inferred (inputs of different dtypes and no
     /// promotion, or no inputs).
+    #[inline]
     pub fn common_dtype(&self) -> Option<DType> {
         self.common_dtype
     }
@@ -201,27 +263,40 @@ impl TensorIterator {
         self.operands[i].is_const
     }
     /// Operand `i` (outputs first, then inputs).
+    #[inline]
     pub fn tensor(&self, i: usize) -> &DynTensor {
-        &self.operands[i].tensor
+        match self.operands[i].src {
+            Src::Given(t) => t,
+            Src::Owned(k) => self.owned.get(k),
+        }
     }
     pub fn output(&self, i: usize) -> &DynTensor {
         assert!(i < self.noutputs, "output {i} out of range");
-        &self.operands[i].tensor
+        self.tensor(i)
     }
     pub fn input(&self, i: usize) -> &DynTensor {
-        &self.operands[self.noutputs + i].tensor
+        self.tensor(self.noutputs + i)
     }
     /// The outputs (given or allocated), in order.
     pub fn into_outputs(mut self) -> Vec<DynTensor> {
+        (0..self.noutputs).map(|i| self.take_output(i)).collect()
+    }
+    /// Output `i` (allocated: moved out, given: shared), the iterator's borrows released.
+    /// A later call for the same allocated output panics.
+    pub(crate) fn take_output(&mut self, i: usize) -> DynTensor {
+        assert!(i < self.noutputs, "output {i} out of range");
         self.release_borrows();
-        let n = self.noutputs;
-        std::mem::take(&mut self.operands)
-            .into_iter()
-            .take(n)
-            .map(|o| o.tensor)
-            .collect()
+        match self.operands[i].src {
+            Src::Given(t) => t.share(),
+            Src::Owned(k) => self.owned.take(k),
+        }
+    }
+    /// The first output (moved out when allocated), the iterator's borrows released.
+    pub fn into_output(mut self) -> DynTensor {
+        self.take_output(0)
     }
     /// Address of operand `i`'s element (0, ..., 0), where every run of the loop is measured from.
+    #[inline]
     pub fn data_ptr(&self, i: usize) -> *mut u8 {
         self.base[i]
     }
@@ -231,7 +306,7 @@ impl TensorIterator {
     }
 }
 
-impl fmt::Debug for TensorIterator {
+impl fmt::Debug for TensorIterator<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("TensorIterator");
         d.field("name", &self.name)
@@ -248,7 +323,7 @@ impl fmt::Debug for TensorIterator {
     }
 }
 
-impl fmt::Display for TensorIterator {
+impl fmt::Display for TensorIterator<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let common = self
             .common_dtype
@@ -265,7 +340,7 @@ impl fmt::Display for TensorIterator {
             if self.fast_setup { ", fast set-up" } else { "" }
         )?;
         for i in 0..self.ntensors() {
-            let op = &self.operands[i];
+            let op = self.operands[i];
             let kind = if op.is_output {
                 if op.allocated {
                     "out (allocated)"
@@ -283,8 +358,8 @@ impl fmt::Display for TensorIterator {
                 self.dtype(i).name(),
                 self.strides(i),
                 self.element_strides(i),
-                op.tensor.shape(),
-                op.tensor.strides()
+                self.tensor(i).shape(),
+                self.tensor(i).strides()
             )?;
         }
         Ok(())

@@ -44,7 +44,7 @@ pub(crate) fn has_internal_overlap(l: &Layout) -> Option<bool> {
         return Some(false);
     }
     // (|stride|, size) of the dims of size >= 2, sorted by |stride|.
-    let mut dims = super::small::DimVec::<(usize, usize)>::empty((0, 0));
+    let mut dims = crate::small::DimVec::<(usize, usize)>::empty((0, 0));
     for (&n, &s) in l.shape().iter().zip(l.strides()) {
         if n >= 2 {
             if s == 0 {
@@ -75,7 +75,7 @@ pub(crate) fn has_internal_overlap(l: &Layout) -> Option<bool> {
         return None;
     }
     let mut seen = vec![false; total];
-    let mut coord = super::small::DimVec::<usize>::filled(dims.len(), 0);
+    let mut coord = crate::small::DimVec::<usize>::filled(dims.len(), 0);
     let mut addr = 0usize;
     loop {
         if std::mem::replace(&mut seen[addr], true) {
@@ -166,7 +166,7 @@ pub(crate) fn is_dense(shape: &[usize], strides: &[isize]) -> bool {
         return true;
     }
     // (stride, size) of the dims of size >= 2, sorted by stride (insertion sort: few dims).
-    let mut dims = super::small::DimVec::<(isize, usize)>::empty((0, 0));
+    let mut dims = crate::small::DimVec::<(isize, usize)>::empty((0, 0));
     for (&n, &s) in shape.iter().zip(strides) {
         if n >= 2 {
             dims.push((s, n));

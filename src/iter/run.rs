@@ -2,8 +2,8 @@
 //! kernel over runs of the inner dim), split by linear element index across rayon threads.
 
 use super::TensorIterator;
-use super::small::{DimVec, SmallBuf};
 use crate::error::Result;
+use crate::small::{DimVec, SmallBuf};
 use core::convert::Infallible;
 use core::ops::Range;
 use rayon::prelude::*;
@@ -53,7 +53,7 @@ type Body1d<'a, E> = dyn FnMut(&[*mut u8], &[isize], usize) -> core::result::Res
 type Body2d<'a, E> =
     dyn FnMut(&[*mut u8], &[isize], usize, usize) -> core::result::Result<(), E> + 'a;
 
-impl TensorIterator {
+impl TensorIterator<'_> {
     /// Runs `inner` over every element: one pointer per operand (outputs first, then inputs) to
     /// the first element of a run, each operand's byte stride along the run, and the run length.
     /// Called from several threads at once on disjoint runs when the work is big enough (grain

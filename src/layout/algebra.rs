@@ -19,6 +19,7 @@
 //! [`Error`], never a wrapped or panicking computation. The infallible helpers ([`coalesce`],
 //! [`right_inverse`]) use checked arithmetic and simply stop merging where it would overflow.
 
+use super::DimVec;
 use super::Layout;
 use crate::error::{Error, Result};
 use std::fmt;
@@ -90,8 +91,8 @@ impl GroupedLayout {
         }
         let r = self.group_range(g);
         Ok(Layout {
-            shape: self.layout.shape[r.clone()].to_vec(),
-            strides: self.layout.strides[r].to_vec(),
+            shape: self.layout.shape[r.clone()].into(),
+            strides: self.layout.strides[r].into(),
             offset: 0,
         })
     }
@@ -176,12 +177,12 @@ fn not_representable(op: &'static str, reason: String) -> Error {
 pub fn coalesce(a: &Layout) -> Layout {
     if a.shape.contains(&0) {
         return Layout {
-            shape: vec![0],
-            strides: vec![0],
+            shape: DimVec::from_slice(&[0], 0),
+            strides: DimVec::from_slice(&[0], 0),
             offset: a.offset,
         };
     }
-    let (mut shape, mut strides): (Vec<usize>, Vec<isize>) = (Vec::new(), Vec::new());
+    let (mut shape, mut strides) = (DimVec::<usize>::empty(0), DimVec::<isize>::empty(0));
     for (&n, &s) in a.shape.iter().zip(&a.strides) {
         if n == 1 {
             continue;
@@ -220,8 +221,8 @@ pub fn coalesce_row_major(a: &Layout) -> Layout {
     };
     let c = coalesce(&rev);
     Layout {
-        shape: c.shape.into_iter().rev().collect(),
-        strides: c.strides.into_iter().rev().collect(),
+        shape: c.shape.iter().rev().copied().collect(),
+        strides: c.strides.iter().rev().copied().collect(),
         offset: c.offset,
     }
 }
@@ -315,7 +316,7 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<GroupedLayout> {
         return GroupedLayout::new(
             Layout {
                 shape: b.shape.clone(),
-                strides: vec![0; b.ndim()],
+                strides: DimVec::filled(b.ndim(), 0),
                 offset: a.offset,
             },
             vec![1; b.ndim()],
@@ -469,8 +470,8 @@ pub fn composition_by_mode(a: &GroupedLayout, tiler: &[Layout]) -> Result<Groupe
         });
     }
     let mut out = Layout {
-        shape: Vec::new(),
-        strides: Vec::new(),
+        shape: DimVec::empty(0),
+        strides: DimVec::empty(0),
         offset: a.layout.offset,
     };
     let mut groups = Vec::new();
@@ -526,7 +527,7 @@ pub fn complement(a: &Layout, cotarget: usize) -> Result<Layout> {
         shape.push(s / cur);
         strides.push(cur as isize);
         cur = s.checked_mul(n).ok_or(Error::NumelOverflow {
-            shape: a.shape.clone(),
+            shape: a.shape.to_vec(),
         })?;
     }
     shape.push(cotarget.div_ceil(cur));
@@ -562,13 +563,13 @@ pub fn zipped_divide(a: &GroupedLayout, tiler: &[Layout]) -> Result<GroupedLayou
         });
     }
     let mut tile = Layout {
-        shape: Vec::new(),
-        strides: Vec::new(),
+        shape: DimVec::empty(0),
+        strides: DimVec::empty(0),
         offset: a.layout.offset,
     };
     let mut rest = Layout {
-        shape: Vec::new(),
-        strides: Vec::new(),
+        shape: DimVec::empty(0),
+        strides: DimVec::empty(0),
         offset: 0,
     };
     for g in 0..a.rank() {
@@ -644,7 +645,7 @@ pub fn logical_product(a: &Layout, b: &Layout) -> Result<GroupedLayout> {
     let offset = a.offset.checked_add(r.offset).ok_or_else(|| overflow(OP))?;
     let both = concat(&a.with_offset(0), &r.with_offset(0))?;
     GroupedLayout::new(
-        Layout::new(both.shape, both.strides, offset)?,
+        Layout::from_dims(both.shape, both.strides, offset)?,
         vec![a.ndim(), r.ndim()],
     )
 }
@@ -682,8 +683,8 @@ pub fn right_inverse(a: &Layout) -> Layout {
         cur = cur.and_then(|cur| cur.checked_mul(isize::try_from(c.shape[k]).ok()?));
     }
     coalesce(&Layout {
-        shape,
-        strides,
+        shape: shape.into(),
+        strides: strides.into(),
         offset: 0,
     })
 }

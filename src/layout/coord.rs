@@ -88,8 +88,8 @@ impl Layout {
     /// default (`make_layout(shape)`, `LayoutLeft`).
     pub fn col_major(shape: &[usize]) -> Layout {
         Layout {
-            shape: shape.to_vec(),
-            strides: col_major_strides(shape),
+            shape: shape.into(),
+            strides: col_major_strides(shape).into(),
             offset: 0,
         }
     }
@@ -241,8 +241,8 @@ impl Layout {
         Ok((
             off,
             Layout {
-                shape,
-                strides,
+                shape: shape.into(),
+                strides: strides.into(),
                 offset: 0,
             },
         ))

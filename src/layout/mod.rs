@@ -2,18 +2,26 @@
 //! Evaluating a layout at a coordinate gives the storage index of that element.
 
 use crate::error::{Error, Result};
+pub(crate) use crate::small::DimVec;
 use std::vec::Vec;
 
+/// Shape and strides are kept inline (no heap allocation) up to 8 dims.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
-    pub(crate) shape: Vec<usize>,
-    pub(crate) strides: Vec<isize>,
+    pub(crate) shape: DimVec<usize>,
+    pub(crate) strides: DimVec<isize>,
     pub(crate) offset: usize,
 }
 
 /// Row-major (C order) strides for a shape.
 pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
-    let mut strides = vec![0isize; shape.len()];
+    contiguous_dim_strides(shape).into_vec()
+}
+
+/// Row-major (C order) strides for a shape, inline up to 8 dims.
+#[inline]
+pub(crate) fn contiguous_dim_strides(shape: &[usize]) -> DimVec<isize> {
+    let mut strides = DimVec::filled(shape.len(), 0isize);
     let mut acc = 1isize;
     for d in (0..shape.len()).rev() {
         strides[d] = acc;
@@ -45,10 +53,11 @@ pub fn checked_numel(shape: &[usize], elem_size: usize) -> Result<usize> {
 impl Layout {
     /// A row-major layout at offset 0. Not validated: for a shape whose element count overflows
     /// the strides wrap, and [`Layout::checked_extent`] (which every consumer runs) rejects it.
+    #[inline]
     pub fn contiguous(shape: &[usize]) -> Layout {
         Layout {
-            shape: shape.to_vec(),
-            strides: contiguous_strides(shape),
+            shape: DimVec::from_slice(shape, 0),
+            strides: contiguous_dim_strides(shape),
             offset: 0,
         }
     }
@@ -56,6 +65,15 @@ impl Layout {
     /// A layout from parts, validated by [`Layout::checked_extent`] (element count and every
     /// storage index it reaches fit `isize`); no storage check (see [`Layout::check_fits`]).
     pub fn new(shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Result<Layout> {
+        Self::from_dims(shape.into(), strides.into(), offset)
+    }
+
+    /// [`Layout::new`] from inline dims.
+    pub(crate) fn from_dims(
+        shape: DimVec<usize>,
+        strides: DimVec<isize>,
+        offset: usize,
+    ) -> Result<Layout> {
         if shape.len() != strides.len() {
             return Err(Error::InvalidView {
                 reason: format!(
@@ -74,20 +92,25 @@ impl Layout {
         Ok(l)
     }
 
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
+    #[inline]
     pub fn strides(&self) -> &[isize] {
         &self.strides
     }
+    #[inline]
     pub fn offset(&self) -> usize {
         self.offset
     }
+    #[inline]
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
     /// The element count (the product of the shape). Exact for a validated layout; one whose
     /// count overflows (rejected by [`Layout::checked_extent`]) saturates at `usize::MAX`.
+    #[inline]
     pub fn numel(&self) -> usize {
         if self.shape.contains(&0) {
             return 0;
@@ -99,6 +122,7 @@ impl Layout {
     }
 
     /// Row-major contiguous (size-1 dims may have any stride), regardless of offset.
+    #[inline]
     pub fn is_contiguous(&self) -> bool {
         let mut expected = 1isize;
         for d in (0..self.ndim()).rev() {

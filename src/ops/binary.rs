@@ -26,7 +26,7 @@ pub(crate) enum Side {
 /// contiguous operands of one dtype (`[out, a, b]`; `b` unused when a scalar is bound).
 #[derive(Copy, Clone)]
 pub(crate) enum Exec<'a> {
-    Iter(&'a TensorIterator),
+    Iter(&'a TensorIterator<'a>),
     Direct {
         ptrs: [*mut u8; 3],
         dtype: DType,
@@ -172,12 +172,12 @@ fn check_no_zero_divisor(
 
 /// Builds the iterator of a binary op: PyTorch's `binary_op` / `binary_float_op` /
 /// `comparison_op` flags, with scalars taking part in promotion only.
-fn build_iter(
+fn build_iter<'a>(
     op: BinaryOp,
-    a: Operand,
-    b: Operand,
-    out: Option<&DynTensor>,
-) -> Result<TensorIterator> {
+    a: Operand<'a>,
+    b: Operand<'a>,
+    out: Option<&'a DynTensor>,
+) -> Result<TensorIterator<'a>> {
     let mut c = IterConfig::new()
         .name(op.name())
         .check_mem_overlap(true)
@@ -382,6 +382,6 @@ fn run_op(op: BinaryOp, compute: DType, runner: &BinaryRunner, ad: DType, bd: DT
 pub(crate) fn finish(iter: TensorIterator, out: Option<&DynTensor>) -> DynTensor {
     match out {
         Some(o) => o.share(),
-        None => iter.into_outputs().swap_remove(0),
+        None => iter.into_output(),
     }
 }

@@ -171,14 +171,14 @@ impl<A: Element, B: Element, C: Element> KernelArgs for (A, B, C) {
 
 /// Builds `[out, inputs...]` (outputs never broadcast; a given output may alias an input only
 /// exactly, as for the built-in in-place ops).
-fn build_iter(
+fn build_iter<'a>(
     name: &'static str,
-    inputs: &[&DynTensor],
-    out: Option<&DynTensor>,
+    inputs: &[&'a DynTensor],
+    out: Option<&'a DynTensor>,
     alloc_dtype: DType,
     promote: bool,
     int_to_float: bool,
-) -> Result<TensorIterator> {
+) -> Result<TensorIterator<'a>> {
     let mut c = IterConfig::new()
         .name(name)
         .check_mem_overlap(true)
@@ -300,7 +300,7 @@ impl<F: Copy + Send + Sync> Apply<F> {
         let refs: Vec<&DynTensor> = ins.iter().collect();
         let iter = build_iter(self.name, &refs, None, O::DTYPE, false, false)?;
         I::Args::for_each(self.f, &iter, self.cost);
-        Ok(into_typed(iter.into_outputs().swap_remove(0)))
+        Ok(into_typed(iter.into_output()))
     }
 
     /// As [`Apply::run_as`], into the given output (any element type; it must have exactly the
@@ -569,7 +569,7 @@ impl DynCall<'_> {
         Args::for_each(f, &iter, self.cost);
         Ok(match self.out {
             Some(o) => o.share(),
-            None => iter.into_outputs().swap_remove(0),
+            None => iter.into_output(),
         })
     }
 }

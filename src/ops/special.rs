@@ -40,12 +40,12 @@ fn scalar_tensor(s: Scalar, dtype: DType) -> DynTensor {
 
 /// Iterator over `[out, inputs...]` whose allocated output has `dtype`; inputs keep their own
 /// dtypes (the kernels cast in the loop). A given output must accept `dtype` safely.
-fn iter_with_dtype(
+fn iter_with_dtype<'a>(
     name: &'static str,
     dtype: DType,
-    inputs: &[&DynTensor],
-    out: Option<&DynTensor>,
-) -> Result<TensorIterator> {
+    inputs: &[&'a DynTensor],
+    out: Option<&'a DynTensor>,
+) -> Result<TensorIterator<'a>> {
     let mut c = IterConfig::new()
         .name(name)
         .check_mem_overlap(true)

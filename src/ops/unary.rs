@@ -25,13 +25,13 @@ where
 
 /// The iterator of a unary op: float ops promote integers to the default float; predicates
 /// (`isnan`, `logical_not`, ...) produce bool; the rest keep the input's dtype.
-pub(crate) fn build_unary_iter(
+pub(crate) fn build_unary_iter<'a>(
     name: &'static str,
     float_op: bool,
     predicate: bool,
-    a: &DynTensor,
-    out: Option<&DynTensor>,
-) -> Result<TensorIterator> {
+    a: &'a DynTensor,
+    out: Option<&'a DynTensor>,
+) -> Result<TensorIterator<'a>> {
     let mut c = IterConfig::new().name(name).check_mem_overlap(true);
     c = match out {
         Some(o) => c.add_output(o),

@@ -17,13 +17,12 @@ use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, checked_numel};
 use crate::storage::Storage;
-use std::sync::Arc;
 use std::vec::Vec;
 
 /// A strided view of shared, typed storage. Views (`t()`, `slice`, `expand`, ...) and
 /// [`Tensor::share`] never copy; `clone()` copies the elements, as PyTorch's `clone` does.
 pub struct Tensor<T: Element> {
-    pub(crate) storage: Arc<Storage<T>>,
+    pub(crate) storage: Storage<T>,
     pub(crate) layout: Layout,
 }
 
@@ -47,7 +46,7 @@ pub(crate) fn is_zero_bits<T: Element>(v: &T) -> bool {
 
 impl<T: Element> Tensor<T> {
     /// A tensor over `storage` with `layout`, checked to fit.
-    pub fn from_parts(storage: Arc<Storage<T>>, layout: Layout) -> Result<Self> {
+    pub fn from_parts(storage: Storage<T>, layout: Layout) -> Result<Self> {
         layout.check_fits(storage.len(), size_of::<T>())?;
         Ok(Tensor { storage, layout })
     }
@@ -69,7 +68,7 @@ impl<T: Element> Tensor<T> {
             });
         }
         Ok(Tensor {
-            storage: Arc::new(Storage::try_from_slice(data)?),
+            storage: Storage::try_from_slice(data)?,
             layout: Layout::contiguous(shape),
         })
     }
@@ -78,7 +77,7 @@ impl<T: Element> Tensor<T> {
     pub fn try_zeros(shape: &[usize]) -> Result<Self> {
         let n = checked_numel(shape, size_of::<T>())?;
         Ok(Tensor {
-            storage: Arc::new(Storage::try_zeroed(n)?),
+            storage: Storage::try_zeroed(n)?,
             layout: Layout::contiguous(shape),
         })
     }
@@ -109,7 +108,7 @@ impl<T: Element> Tensor<T> {
         let len = layout.extent().map_or(0, |(_, hi)| hi as usize + 1);
         checked_numel(&[len], size_of::<T>())?;
         Ok(Tensor {
-            storage: Arc::new(Storage::try_zeroed(len)?),
+            storage: Storage::try_zeroed(len)?,
             layout,
         })
     }
@@ -143,39 +142,49 @@ impl<T: Element> Tensor<T> {
         Self::full(&[], value)
     }
 
+    #[inline]
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         &self.layout.shape
     }
     /// Strides in elements (negative for reversed views, 0 for expanded dims).
+    #[inline]
     pub fn strides(&self) -> &[isize] {
         &self.layout.strides
     }
     /// Offset of element 0 into the storage, in elements.
+    #[inline]
     pub fn offset(&self) -> usize {
         self.layout.offset
     }
+    #[inline]
     pub fn ndim(&self) -> usize {
         self.layout.ndim()
     }
+    #[inline]
     pub fn numel(&self) -> usize {
         self.layout.numel()
     }
+    #[inline]
     pub fn dtype(&self) -> crate::DType {
         T::DTYPE
     }
+    #[inline]
     pub fn is_contiguous(&self) -> bool {
         self.layout.is_contiguous()
     }
-    pub fn storage(&self) -> &Arc<Storage<T>> {
+    #[inline]
+    pub fn storage(&self) -> &Storage<T> {
         &self.storage
     }
 
     /// A second handle to the same storage and layout (no copy): writes through either are
     /// seen by both, as between PyTorch's views. Sound across threads: every access borrows
     /// the storage (see ARCHITECTURE.md, "Memory model").
+    #[inline]
     pub fn share(&self) -> Tensor<T> {
         Tensor {
             storage: self.storage.clone(),
@@ -224,10 +233,7 @@ impl<T: Element> Tensor<T> {
             });
             Layout::contiguous(self.shape())
         };
-        Ok(Tensor {
-            storage: Arc::new(storage),
-            layout,
-        })
+        Ok(Tensor { storage, layout })
     }
 
     /// Calls `f` on every element in row-major order. The caller holds a shared borrow.
@@ -250,10 +256,11 @@ impl<T: Element> Tensor<T> {
 
     /// Whether this handle is the only one to its storage (then ops may reuse the buffer).
     pub fn is_uniquely_owned(&mut self) -> bool {
-        Arc::get_mut(&mut self.storage).is_some()
+        self.storage.is_unique()
     }
 
     /// Pointer to element 0 (the element at coordinate (0, ..., 0)).
+    #[inline]
     pub fn data_ptr(&self) -> *const T {
         self.storage.as_ptr().wrapping_add(self.layout.offset)
     }

@@ -154,10 +154,11 @@ impl<T: Element> Tensor<T> {
     /// derive from a valid layout, and this makes sure no arithmetic slip escapes as a tensor.
     fn view_parts(
         &self,
-        shape: Vec<usize>,
-        strides: Vec<isize>,
+        shape: impl Into<crate::layout::DimVec<usize>>,
+        strides: impl Into<crate::layout::DimVec<isize>>,
         offset: usize,
     ) -> Result<Tensor<T>> {
+        let (shape, strides) = (shape.into(), strides.into());
         debug_assert_eq!(shape.len(), strides.len());
         Tensor::from_parts(
             self.storage.clone(),
@@ -445,7 +446,7 @@ impl<T: Element> Tensor<T> {
 
     /// Removes every size-1 dim.
     pub fn squeeze(&self) -> Tensor<T> {
-        let (shape, strides) = self
+        let (shape, strides): (Vec<usize>, Vec<isize>) = self
             .shape()
             .iter()
             .zip(self.strides())
