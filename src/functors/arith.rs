@@ -532,7 +532,10 @@ unit!(
 impl Xlogy {
     #[inline(always)]
     fn eval<R: Real>(&self, x: R, y: R) -> R {
-        if y.is_nan() {
+        // PyTorch returns NaN for a NaN `y`; a NaN `x` gives NaN too, the same NaN whichever
+        // operand order the compiler picks for the product (NaN bits must not depend on the
+        // loop a layout takes).
+        if y.is_nan() || x.is_nan() {
             R::NAN
         } else if x == R::ZERO {
             R::ZERO

@@ -90,5 +90,8 @@ pub fn erf_f32(x: f32) -> f32 {
 /// Exact gelu `x/2 (1 + erf(x/√2))` with [`erf_f32`].
 #[inline(always)]
 pub fn gelu_erf_f32(x: f32) -> f32 {
-    x * 0.5 * (1.0 + erf_f32(x * core::f32::consts::FRAC_1_SQRT_2))
+    let y = x * 0.5 * (1.0 + erf_f32(x * core::f32::consts::FRAC_1_SQRT_2));
+    // A NaN input is returned as it is: the NaN bits of the product would otherwise depend
+    // on the operand order the vectorizer picks (contiguous and strided loops must agree).
+    if x.is_nan() { x } else { y }
 }

@@ -47,6 +47,7 @@ impl super::Functor<(half::bf16,)> for Erf {
 /// multiply-adds: Abramowitz & Stegun 7.1.26, `sign(x) (1 - r(t) t e^(-x^2))`,
 /// `t = 1 / (1 + p|x|)`. The fmas decide the tiny-|x| results (exactly 0), so they are real
 /// fmas here (libm's, exact in software), not `a * b + c`.
+#[allow(clippy::excessive_precision)] // PyTorch's constants, digit for digit
 fn erf_vectorized_f32(x: f32) -> f32 {
     use libm::fmaf;
     let sign = x.to_bits() & 0x8000_0000;

@@ -126,3 +126,66 @@ scalar_rules! {
     f32 => float f32, int f32;
     f64 => float f64, int f64;
 }
+
+/// `Self` casts safely into `To` (PyTorch's `can_cast`: no category is lowered, so float ->
+/// integer and integer -> bool are not safe). Bounds the in-place operators, so
+/// `Tensor<i64> += &Tensor<f32>` does not compile (PyTorch raises at run time):
+///
+/// ```compile_fail
+/// use weft::Tensor;
+/// let mut a = Tensor::<i64>::ones(&[2]);
+/// a += &Tensor::<f32>::ones(&[2]);
+/// ```
+/// ```compile_fail
+/// use weft::Tensor;
+/// let mut a = Tensor::<i32>::ones(&[2]);
+/// a *= 2.5;
+/// ```
+/// ```
+/// use weft::Tensor;
+/// let mut a = Tensor::<f32>::ones(&[2]);
+/// a += &Tensor::<i64>::ones(&[2]);
+/// let mut h = Tensor::<half::f16>::ones(&[2]);
+/// h += &Tensor::<f32>::ones(&[2]); // same category: allowed, as in PyTorch
+/// ```
+pub trait CastsInto<To: Element>: Element {}
+
+/// The category of an element type as a type (`BoolCat < IntCat < FloatCat`).
+pub trait Categorized: Element {
+    type Cat;
+}
+pub struct BoolCat;
+pub struct IntCat;
+pub struct FloatCat;
+/// `Self <= C` in the category order.
+pub trait CategoryLe<C> {}
+impl CategoryLe<BoolCat> for BoolCat {}
+impl CategoryLe<IntCat> for BoolCat {}
+impl CategoryLe<FloatCat> for BoolCat {}
+impl CategoryLe<IntCat> for IntCat {}
+impl CategoryLe<FloatCat> for IntCat {}
+impl CategoryLe<FloatCat> for FloatCat {}
+
+impl<F: Categorized, T: Categorized> CastsInto<T> for F where F::Cat: CategoryLe<T::Cat> {}
+
+/// Each type's category, checked against `DType::category` (which `can_cast` reads).
+macro_rules! categories {
+    ($($t:ty => $c:ident, $cat:ident;)*) => {$(
+        impl Categorized for $t {
+            type Cat = $c;
+        }
+        const_assert!(matches!(<$t as Element>::DTYPE.category(), crate::dtype::Category::$cat));
+    )*};
+}
+categories! {
+    bool => BoolCat, Bool;
+    u8 => IntCat, Integer;
+    i8 => IntCat, Integer;
+    i16 => IntCat, Integer;
+    i32 => IntCat, Integer;
+    i64 => IntCat, Integer;
+    f16 => FloatCat, Float;
+    bf16 => FloatCat, Float;
+    f32 => FloatCat, Float;
+    f64 => FloatCat, Float;
+}

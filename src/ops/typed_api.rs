@@ -46,7 +46,9 @@
 
 use super::Operand;
 use super::binary::binary;
-use super::promote::{FloatOf, IntOf, Promote, PromoteFloatScalar, PromoteIntScalar, Promoted};
+use super::promote::{
+    CastsInto, FloatOf, IntOf, Promote, PromoteFloatScalar, PromoteIntScalar, Promoted,
+};
 use super::special;
 use super::unary::unary;
 use crate::dyn_tensor::{DynElement, DynTensor};
@@ -906,11 +908,12 @@ macro_rules! tensor_operators {
                 std::ops::$Trait::$method(self, &rhs)
             }
         }
-        // a op= &b: the promoted result must cast safely into A (else a panic, as PyTorch raises).
+        // a op= &b: the promoted result must cast safely into A (checked when compiling).
         impl<A, B> std::ops::$Assign<&Tensor<B>> for Tensor<A>
         where
             A: DynElement + Promote<B>,
             B: DynElement,
+            Promoted<A, B>: CastsInto<A>,
             f::$op: Functor<(Promoted<A, B>, Promoted<A, B>), Output = Promoted<A, B>>,
         {
             #[track_caller]
@@ -923,6 +926,7 @@ macro_rules! tensor_operators {
         where
             A: DynElement + Promote<B>,
             B: DynElement,
+            Promoted<A, B>: CastsInto<A>,
             f::$op: Functor<(Promoted<A, B>, Promoted<A, B>), Output = Promoted<A, B>>,
         {
             #[track_caller]
@@ -988,6 +992,7 @@ macro_rules! tensor_operators {
         impl<A> std::ops::$Assign<$n> for Tensor<A>
         where
             A: DynElement + $Rule,
+            $Of<A>: CastsInto<A>,
             f::$op: Functor<($Of<A>, $Of<A>), Output = $Of<A>>,
         {
             #[track_caller]
@@ -1063,6 +1068,7 @@ impl<A, B> std::ops::DivAssign<&Tensor<B>> for Tensor<A>
 where
     A: DynElement + Promote<B>,
     B: DynElement,
+    FloatOf<Promoted<A, B>>: CastsInto<A>,
     f::Div: Functor<
             (FloatOf<Promoted<A, B>>, FloatOf<Promoted<A, B>>),
             Output = FloatOf<Promoted<A, B>>,
@@ -1120,6 +1126,7 @@ macro_rules! div_numbers {
         impl<A> std::ops::DivAssign<$n> for Tensor<A>
         where
             A: DynElement + PromoteFloatScalar,
+            FloatOf<A>: CastsInto<A>,
             f::Div: Functor<(FloatOf<A>, FloatOf<A>), Output = FloatOf<A>>,
         {
             #[track_caller]

@@ -797,6 +797,12 @@ fn ref_binary(op: BinaryOp, a: &Opnd, b: &Opnd) -> Result<Output, String> {
     let av = expand(a, &shape);
     let bv = expand(b, &shape);
 
+    // heaviside does not promote: two tensors of one dtype (PyTorch raises otherwise).
+    if op == B::Heaviside
+        && (!matches!((a, b), (Opnd::T(_), Opnd::T(_))) || dtype_of(a) != dtype_of(b))
+    {
+        return Err("heaviside takes two tensors of one dtype".into());
+    }
     if matches!(op, B::FloorDivide | B::Remainder | B::Fmod) && compute.is_integer() {
         let zero = with_dtype!(compute, T => bv.iter().any(|&v| T::from_value(v) == T::ZERO));
         if zero || matches!(b, Opnd::S(s) if with_dtype!(compute, T => s.to::<T>() == T::ZERO)) {
