@@ -319,3 +319,15 @@ impl core::fmt::Debug for DynTensor {
         dispatch!(self, t => core::fmt::Display::fmt(t, f))
     }
 }
+
+/// Runs `f` on `t` seen as a `DynTensor` without taking a handle: no reference-count traffic
+/// (two atomic read-modify-writes per operand on every typed op otherwise).
+pub(crate) fn with_dyn_view<T: DynElement, R>(t: &Tensor<T>, f: impl FnOnce(&DynTensor) -> R) -> R {
+    // SAFETY: `ptr::read` duplicates `t`'s storage handle without counting it. The duplicate is
+    // never released (`ManuallyDrop`, also on unwind) and lives only inside this call, while
+    // `t`, which holds a counted handle, is borrowed: the storage outlives every use. `f` gets
+    // it by shared reference, so it can read it or take a counted handle (`share`), never move
+    // or drop it.
+    let view = core::mem::ManuallyDrop::new(T::wrap(unsafe { core::ptr::read(t) }));
+    f(&view)
+}

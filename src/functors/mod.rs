@@ -5,7 +5,8 @@
 //! Each op is a `Copy` struct implementing [`Functor`] for exactly the dtypes PyTorch supports
 //! (so `Sub` has no bool impl, the bitwise ops no float impl, `Gelu` no integer impl). Binary
 //! ops take `(T, T)` in the computation dtype; f16/bf16 are computed in f32 and rounded once.
-//! [`table`] lists the same support at run time.
+//! [`table`] is the op table: one line per op, from which enums, dispatch, methods and kernels
+//! are generated.
 //!
 //! `no_std` (core + libm + half + num-traits).
 
@@ -20,29 +21,18 @@ pub mod select;
 pub mod table;
 pub mod unary_float;
 
-pub use activation::{
-    Celu, Clamp, Elu, Gelu, GeluApproximate, Hardsigmoid, Hardswish, Hardtanh, LeakyRelu, Logit,
-    Logsigmoid, Mish, Relu, Selu, Sigmoid, Silu, Softplus, Softsign,
-};
-pub use arith::{
-    Abs, Add, Atan2, Copysign, Div, DivScalarOpmath, FloorDivide, FloorDivideScalarOpmath, Fmax,
-    Fmin, Fmod, Gcd, Heaviside, Hypot, Lcm, Logaddexp, Maximum, Minimum, Mul, MulScalarOpmath, Neg,
-    Nextafter, Pow, PowScalar, Reciprocal, Remainder, Sign, Square, Sub, Xlogy,
-};
-pub use compare::{Eq, Ge, Gt, IsFinite, IsInf, IsNan, Le, Lt, Ne, Signbit};
-pub use logical_bitwise::{
-    BitwiseAnd, BitwiseLeftShift, BitwiseNot, BitwiseOr, BitwiseRightShift, BitwiseXor, LogicalAnd,
-    LogicalNot, LogicalOr, LogicalXor, Truthy,
-};
-pub use select::{Addcmul, Cast, Lerp, LerpScalar, MaskedFill, Where};
+// Every functor by name (`functors::Add`): the op table (`table.rs`) names each op's functor
+// by its variant, so a new functor needs no line here.
+pub use activation::*;
+pub use arith::*;
+pub use compare::*;
+pub use logical_bitwise::*;
+pub use select::*;
 pub use table::{
     BinaryOp, Cost, DTypeSet, OpFlag, OpInfo, ResultRule, UnaryOp, binary_out_dtype,
     unary_out_dtype,
 };
-pub use unary_float::{
-    Acos, Acosh, Asin, Asinh, Atan, Atanh, Ceil, Cos, Cosh, Deg2rad, Erf, Erfc, Exp, Exp2, Expm1,
-    Floor, Frac, Log, Log1p, Log2, Log10, Rad2deg, Round, Rsqrt, Sin, Sinh, Sqrt, Tan, Tanh, Trunc,
-};
+pub use unary_float::*;
 
 /// An elementwise function of the inputs `Args`: `(A,)`, `(A, B)` or `(A, B, C)`.
 ///

@@ -51,7 +51,7 @@ use super::promote::{
 };
 use super::special;
 use super::unary::unary;
-use crate::dyn_tensor::{DynElement, DynTensor};
+use crate::dyn_tensor::{DynElement, DynTensor, with_dyn_view};
 use crate::element::{Element, Value};
 use crate::error::OrPanic;
 use crate::error::{Error, Result};
@@ -152,6 +152,42 @@ fn dyn_pair<A: DynElement, B: DynElement>(a: &TOperand<A>, b: &TOperand<B>) -> (
     (da, db)
 }
 
+/// A value operand as a scalar (tensors are handled by the callers).
+fn scalar<X: Element>(o: &TOperand<X>) -> Scalar {
+    match *o {
+        TOperand::Value(v) => scalar_of(v),
+        TOperand::Scalar(s) => s,
+        TOperand::Tensor(_) => unreachable!("a tensor operand"),
+    }
+}
+
+/// Runs `f` on both operands as runner operands: tensors as handle-free views
+/// ([`with_dyn_view`]), values as scalars, with `dyn_pair`'s 0-d rule.
+fn with_pair<A: DynElement, B: DynElement, R>(
+    a: &TOperand<A>,
+    b: &TOperand<B>,
+    f: impl FnOnce(Operand<'_>, Operand<'_>) -> R,
+) -> R {
+    match (a, b) {
+        (TOperand::Tensor(x), TOperand::Tensor(y))
+            if A::DTYPE != B::DTYPE && (x.ndim() == 0) != (y.ndim() == 0) =>
+        {
+            let (da, db) = dyn_pair(a, b);
+            f(da.operand(), db.operand())
+        }
+        (TOperand::Tensor(x), TOperand::Tensor(y)) => with_dyn_view(x, |x| {
+            with_dyn_view(y, |y| f(Operand::Tensor(x), Operand::Tensor(y)))
+        }),
+        (TOperand::Tensor(x), _) => {
+            with_dyn_view(x, |x| f(Operand::Tensor(x), Operand::Scalar(scalar(b))))
+        }
+        (_, TOperand::Tensor(y)) => {
+            with_dyn_view(y, |y| f(Operand::Scalar(scalar(a)), Operand::Tensor(y)))
+        }
+        _ => f(Operand::Scalar(scalar(a)), Operand::Scalar(scalar(b))),
+    }
+}
+
 // ------------------------------------------------------------------------------ the runners
 
 // Every typed op runs the `DynTensor` runner of its op (one engine). The functor value `_f`
@@ -172,8 +208,8 @@ where
     O: DynElement,
     F: Functor<(C, C), Output = O>,
 {
-    let (da, db) = dyn_pair(&a, &b);
-    unwrap_as(op.name(), binary(op, da.operand(), db.operand(), None)?)
+    let r = with_pair(&a, &b, |da, db| binary(op, da, db, None))?;
+    unwrap_as(op.name(), r)
 }
 
 /// `op(a, b)` written into `out` (any view, any dtype the result casts into safely).
@@ -192,8 +228,9 @@ where
     U: DynElement,
     F: Functor<(C, C), Output = O>,
 {
-    let (da, db) = dyn_pair(&a, &b);
-    binary(op, da.operand(), db.operand(), Some(&wrap(out))).map(|_| ())
+    with_dyn_view(out, |o| {
+        with_pair(&a, &b, |da, db| binary(op, da, db, Some(o)).map(|_| ()))
+    })
 }
 
 /// `op(a)` into a new tensor of the static result type `O`.
@@ -204,7 +241,8 @@ where
     O: DynElement,
     F: Functor<(C,), Output = O>,
 {
-    unwrap_as(op.name(), unary(op, &wrap(a), None)?)
+    let r = with_dyn_view(a, |d| unary(op, d, None))?;
+    unwrap_as(op.name(), r)
 }
 
 /// `op(a)` into `out`.
@@ -216,7 +254,9 @@ where
     U: DynElement,
     F: Functor<(C,), Output = O>,
 {
-    unary(op, &wrap(a), Some(&wrap(out))).map(|_| ())
+    with_dyn_view(a, |d| {
+        with_dyn_view(out, |o| unary(op, d, Some(o)).map(|_| ()))
+    })
 }
 
 // ------------------------------------------------------------------------------ binary methods
