@@ -4,21 +4,122 @@
 
 use core::fmt;
 
-/// The element types weft stores. The order is PyTorch's `ScalarType` order for these ten.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum DType {
-    Bool = 0,
-    U8 = 1,
-    I8 = 2,
-    I16 = 3,
-    I32 = 4,
-    I64 = 5,
-    F16 = 6,
-    BF16 = 7,
-    F32 = 8,
-    F64 = 9,
+/// THE dtype list: one row per dtype, in `DType as u8` order (PyTorch's `ScalarType` order),
+/// one section per [`Category`]. Every dtype -> Rust type table is generated from it: `DType`,
+/// `DType::{ALL, size, category}`, `types` and `tokens` (`dtype_type!`, `__gpu_user_type!`),
+/// `with_dtype!`, `dispatch!`, the `DynTensor` variants and `DynElement` impls, the groups of
+/// `dispatch_dtypes!` and `DTypeSet` (`__dtype_list!`), the kernel list's type lists and
+/// `kernel_suffix`. Per-dtype data and code stay by hand: `NAMES` below, the `Element` impls,
+/// the promotion table.
+///
+/// Row: `Variant token: Type, size;`: the `DType` variant; the type token (the Rust type's name:
+/// the kernel list's type token and kernel-name suffix); the Rust element type; its size in
+/// bytes. The categories are ordered (bool < integer < float), so every named group is a run of
+/// sections and keeps this order (the GPU kernel names depend on it).
+///
+/// `dtype_table!(m)` expands to `m! { () Bool [ROW*] Integer [ROW*] Float [ROW*] }`;
+/// `dtype_table!(@with (args) m)` to `m! { (args) ... }`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! dtype_table {
+    (@with ($($args:tt)*) $($m:tt)+) => { $($m)+! { ($($args)*)
+        Bool [
+            Bool bool: bool, 1;
+        ]
+        Integer [
+            U8 u8: u8, 1;
+            I8 i8: i8, 1;
+            I16 i16: i16, 2;
+            I32 i32: i32, 4;
+            I64 i64: i64, 8;
+        ]
+        Float [
+            F16 f16: $crate::half::f16, 2;
+            BF16 bf16: $crate::half::bf16, 2;
+            F32 f32: f32, 4;
+            F64 f64: f64, 8;
+        ]
+    }};
+    ($($m:tt)+) => { $crate::dtype_table! { @with () $($m)+ } };
 }
+
+/// The named dtype groups. `__dtype_list! { group; m; args... }` expands to
+/// `m! { args... [ROW*] }`: the rows of `dtype_table!` in `group`, in table order. Groups:
+/// `all`, `numeric` (no bool), `float`, `integral` (integers and bool), `int` (integers).
+/// `__dtype_list! { group {SECTIONS}; m; args... }` is the same with the table's sections
+/// already expanded (the kernel list fetches them once: one macro level per op line).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __dtype_list {
+    ($g:ident; $($m:ident)::+; $($args:tt)*) => {
+        $crate::dtype_table! { @with ($g; $($m)::+; $($args)*) $crate::__dtype_list }
+    };
+    (($g:ident; $($m:ident)::+; $($args:tt)*) $($sections:tt)*) => {
+        $crate::__dtype_list! { $g {$($sections)*}; $($m)::+; $($args)* }
+    };
+    (all {Bool [$($b:tt)*] Integer [$($i:tt)*] Float [$($f:tt)*]}; $($m:ident)::+; $($a:tt)*) => {
+        $($m)::+! { $($a)* [$($b)* $($i)* $($f)*] }
+    };
+    (numeric {Bool $b:tt Integer [$($i:tt)*] Float [$($f:tt)*]}; $($m:ident)::+; $($a:tt)*) => {
+        $($m)::+! { $($a)* [$($i)* $($f)*] }
+    };
+    (float {Bool $b:tt Integer $i:tt Float [$($f:tt)*]}; $($m:ident)::+; $($a:tt)*) => {
+        $($m)::+! { $($a)* [$($f)*] }
+    };
+    (integral {Bool [$($b:tt)*] Integer [$($i:tt)*] Float $f:tt}; $($m:ident)::+; $($a:tt)*) => {
+        $($m)::+! { $($a)* [$($b)* $($i)*] }
+    };
+    (int {Bool $b:tt Integer [$($i:tt)*] Float $f:tt}; $($m:ident)::+; $($a:tt)*) => {
+        $($m)::+! { $($a)* [$($i)*] }
+    };
+}
+
+/// The `DType` enum, its per-dtype facts and the type aliases, from the dtype list.
+macro_rules! dtype_items {
+    (() $($Cat:ident [$($V:ident $t:ident: $T:ty, $size:literal;)*])*) => {
+        /// The element types weft stores. The order is PyTorch's `ScalarType` order for these
+        /// ten. Generated from the dtype list (`dtype_table!`).
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        pub enum DType {
+            $($($V,)*)*
+        }
+
+        impl DType {
+            /// All ten dtypes, in `DType as u8` order.
+            pub const ALL: [DType; 10] = [$($(DType::$V,)*)*];
+
+            /// Size of one element in bytes.
+            pub const fn size(self) -> usize {
+                match self {
+                    $($(DType::$V => $size,)*)*
+                }
+            }
+
+            pub const fn category(self) -> Category {
+                match self {
+                    $($(DType::$V)|* => Category::$Cat,)*
+                }
+            }
+        }
+
+        /// The Rust element type of each dtype by `DType` variant name (`types::F16`):
+        /// what `dtype_type!` names. Generated from the dtype list (`dtype_table!`).
+        #[doc(hidden)]
+        pub mod types {
+            $($(pub type $V = $T;)*)*
+        }
+
+        /// The Rust element type of each kernel-list type token (`tokens::f16`): what
+        /// `__gpu_user_type!` names. Generated from the dtype list (`dtype_table!`).
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        pub mod tokens {
+            $($(pub type $t = super::types::$V;)*)*
+        }
+    };
+}
+dtype_table!(dtype_items);
 
 /// The promotion category of a dtype: bool < integer < float.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -29,44 +130,12 @@ pub enum Category {
 }
 
 impl DType {
-    /// All ten dtypes, in `DType as u8` order.
-    pub const ALL: [DType; 10] = [
-        DType::Bool,
-        DType::U8,
-        DType::I8,
-        DType::I16,
-        DType::I32,
-        DType::I64,
-        DType::F16,
-        DType::BF16,
-        DType::F32,
-        DType::F64,
-    ];
-
     /// PyTorch's default floating dtype (what a float Python scalar promotes an integer tensor to).
     pub const DEFAULT_FLOAT: DType = DType::F32;
 
     /// Index into [`DType::ALL`] and the promotion table.
     pub const fn index(self) -> usize {
         self as usize
-    }
-
-    /// Size of one element in bytes.
-    pub const fn size(self) -> usize {
-        match self {
-            DType::Bool | DType::U8 | DType::I8 => 1,
-            DType::I16 | DType::F16 | DType::BF16 => 2,
-            DType::I32 | DType::F32 => 4,
-            DType::I64 | DType::F64 => 8,
-        }
-    }
-
-    pub const fn category(self) -> Category {
-        match self {
-            DType::Bool => Category::Bool,
-            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => Category::Integer,
-            DType::F16 | DType::BF16 | DType::F32 | DType::F64 => Category::Float,
-        }
     }
 
     pub const fn is_float(self) -> bool {

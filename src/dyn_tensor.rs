@@ -5,39 +5,24 @@ use crate::element::Element;
 use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
-use half::{bf16, f16};
-
-/// A tensor whose dtype is known at run time. `clone()` copies the elements (see
-/// `Tensor::clone`); [`DynTensor::share`] is a second handle to the same storage.
-pub enum DynTensor {
-    Bool(Tensor<bool>),
-    U8(Tensor<u8>),
-    I8(Tensor<i8>),
-    I16(Tensor<i16>),
-    I32(Tensor<i32>),
-    I64(Tensor<i64>),
-    F16(Tensor<f16>),
-    BF16(Tensor<bf16>),
-    F32(Tensor<f32>),
-    F64(Tensor<f64>),
-}
 
 /// Runs `$body` with `$t` bound to the typed tensor inside a `DynTensor` (any variant).
 /// `dispatch!(d, t => t.numel())`. Inside, `T` is not named; use `with_dtype!` for that.
+/// Its arms are generated from the dtype list (`dtype_table!`, src/dtype.rs).
 #[macro_export]
 macro_rules! dispatch {
     ($d:expr, $t:ident => $body:expr) => {
+        $crate::dtype_table! { @with ($d, $t => $body) $crate::__dispatch }
+    };
+}
+
+/// `dispatch!`'s match, one arm per row of the dtype list.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __dispatch {
+    (($d:expr, $t:ident => $body:expr) $($c:ident [$($V:ident $tok:ident: $T:ty, $s:literal;)*])*) => {
         match $d {
-            $crate::DynTensor::Bool($t) => $body,
-            $crate::DynTensor::U8($t) => $body,
-            $crate::DynTensor::I8($t) => $body,
-            $crate::DynTensor::I16($t) => $body,
-            $crate::DynTensor::I32($t) => $body,
-            $crate::DynTensor::I64($t) => $body,
-            $crate::DynTensor::F16($t) => $body,
-            $crate::DynTensor::BF16($t) => $body,
-            $crate::DynTensor::F32($t) => $body,
-            $crate::DynTensor::F64($t) => $body,
+            $($($crate::DynTensor::$V($t) => $body,)*)*
         }
     };
 }
@@ -89,16 +74,19 @@ macro_rules! dyn_element {
         }
     };
 }
-dyn_element!(bool, Bool);
-dyn_element!(u8, U8);
-dyn_element!(i8, I8);
-dyn_element!(i16, I16);
-dyn_element!(i32, I32);
-dyn_element!(i64, I64);
-dyn_element!(f16, F16);
-dyn_element!(bf16, BF16);
-dyn_element!(f32, F32);
-dyn_element!(f64, F64);
+/// `DynTensor`, a variant per row of the dtype list (`dtype_table!`, src/dtype.rs), and the
+/// variants' `DynElement`, `From` and `TryFrom` impls.
+macro_rules! dyn_tensor_enum {
+    (() $($c:ident [$($V:ident $t:ident: $T:ty, $s:literal;)*])*) => {
+        /// A tensor whose dtype is known at run time. `clone()` copies the elements (see
+        /// `Tensor::clone`); [`DynTensor::share`] is a second handle to the same storage.
+        pub enum DynTensor {
+            $($($V(Tensor<$T>),)*)*
+        }
+        $($(dyn_element!($T, $V);)*)*
+    };
+}
+crate::dtype_table!(dyn_tensor_enum);
 
 impl Clone for DynTensor {
     fn clone(&self) -> Self {

@@ -171,51 +171,24 @@ half_element!(f16, F16);
 half_element!(bf16, BF16);
 
 /// Calls `$body` with the type alias `$T` bound to the Rust element type of a runtime `DType`.
-/// The one place the runtime-dtype -> static-type mapping is written.
+/// Its arms are generated from the dtype list (`dtype_table!`, src/dtype.rs).
 #[macro_export]
 macro_rules! with_dtype {
     ($dtype:expr, $T:ident => $body:expr) => {
+        $crate::dtype_table! { @with ($dtype, $T => $body) $crate::__with_dtype }
+    };
+}
+
+/// `with_dtype!`'s match, one arm per row of the dtype list.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_dtype {
+    (($dtype:expr, $T:ident => $body:expr) $($c:ident [$($V:ident $t:ident: $Ty:ty, $s:literal;)*])*) => {
         match $dtype {
-            $crate::DType::Bool => {
-                type $T = bool;
+            $($($crate::DType::$V => {
+                type $T = $Ty;
                 $body
-            }
-            $crate::DType::U8 => {
-                type $T = u8;
-                $body
-            }
-            $crate::DType::I8 => {
-                type $T = i8;
-                $body
-            }
-            $crate::DType::I16 => {
-                type $T = i16;
-                $body
-            }
-            $crate::DType::I32 => {
-                type $T = i32;
-                $body
-            }
-            $crate::DType::I64 => {
-                type $T = i64;
-                $body
-            }
-            $crate::DType::F16 => {
-                type $T = $crate::half::f16;
-                $body
-            }
-            $crate::DType::BF16 => {
-                type $T = $crate::half::bf16;
-                $body
-            }
-            $crate::DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            $crate::DType::F64 => {
-                type $T = f64;
-                $body
-            }
+            })*)*
         }
     };
 }

@@ -33,21 +33,19 @@
 
 use crate::dtype::DType;
 
-/// The kernel-name suffix of a dtype: the Rust type name (`f32`, `bf16`, `bool`, ...).
-pub const fn kernel_suffix(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::U8 => "u8",
-        DType::I8 => "i8",
-        DType::I16 => "i16",
-        DType::I32 => "i32",
-        DType::I64 => "i64",
-        DType::F16 => "f16",
-        DType::BF16 => "bf16",
-        DType::F32 => "f32",
-        DType::F64 => "f64",
-    }
+/// `kernel_suffix`, one arm per row of the dtype list (`dtype_table!`, src/dtype.rs).
+macro_rules! kernel_suffix_fn {
+    (() $($c:ident [$($V:ident $t:ident: $T:ty, $s:literal;)*])*) => {
+        /// The kernel-name suffix of a dtype: its type token, the Rust type name (`f32`, `bf16`,
+        /// `bool`, ...).
+        pub const fn kernel_suffix(d: DType) -> &'static str {
+            match d {
+                $($(DType::$V => stringify!($t),)*)*
+            }
+        }
+    };
 }
+crate::dtype_table!(kernel_suffix_fn);
 
 /// Expands `$callback! { ... }` with the kernel list (format: see the module docs): one entry
 /// per line of the op tables ([`binary_op_table!`](crate::binary_op_table),
@@ -68,26 +66,31 @@ pub const fn kernel_suffix(d: DType) -> &'static str {
 #[macro_export]
 macro_rules! gpu_kernel_list {
     ($($callback:tt)+) => {
-        $crate::binary_op_table! { @with ([$($callback)+] []) $crate::__kernel_list_binary }
+        $crate::dtype_table! { @with ([$($callback)+]) $crate::__kernel_list_binary }
     };
 }
 
-/// `gpu_kernel_list!`'s muncher over the binary table lines (state: the callback and the entries
-/// so far); hands over to [`__kernel_list_unary`] at the end.
+/// `gpu_kernel_list!`'s muncher over the binary table lines (state: the callback, the entries
+/// so far, and the sections of the dtype list, fetched once so that each line's dtype group is
+/// one `__dtype_list!` level: `recursion_limit`); hands over to [`__kernel_list_unary`] at the
+/// end. A line's types are its group's type tokens (`dtype_table!`, src/dtype.rs).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __kernel_list_binary {
-    (([$($cb:tt)+] [$($acc:tt)*])) => {
-        $crate::unary_op_table! { @with ([$($cb)+] [$($acc)*]) $crate::__kernel_list_unary }
+    (([$($cb:tt)+]) $($sections:tt)*) => {
+        $crate::binary_op_table! { @with ([$($cb)+] [] {$($sections)*}) $crate::__kernel_list_binary }
     };
-    (([$($cb:tt)+] [$($acc:tt)*]) $Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [ScalarKernel $($f:ident)*]; $($rest:tt)*) => {
-        $crate::__dtype_list! { $dtypes; $crate::__kernel_list_binary; @typed ([$($cb)+] [$($acc)*]) ($($rest)*) $name (T, T) => $crate::functors::$Op, scalar }
+    (([$($cb:tt)+] [$($acc:tt)*] $dt:tt)) => {
+        $crate::unary_op_table! { @with ([$($cb)+] [$($acc)*] $dt) $crate::__kernel_list_unary }
     };
-    (([$($cb:tt)+] [$($acc:tt)*]) $Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [$($f:ident)*]; $($rest:tt)*) => {
-        $crate::__dtype_list! { $dtypes; $crate::__kernel_list_binary; @typed ([$($cb)+] [$($acc)*]) ($($rest)*) $name (T, T) => $crate::functors::$Op }
+    (([$($cb:tt)+] [$($acc:tt)*] $dt:tt) $Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [ScalarKernel $($f:ident)*]; $($rest:tt)*) => {
+        $crate::__dtype_list! { $dtypes $dt; $crate::__kernel_list_binary; @typed ([$($cb)+] [$($acc)*] $dt) ($($rest)*) $name (T, T) => $crate::functors::$Op, scalar }
     };
-    (@typed ([$($cb:tt)+] [$($acc:tt)*]) ($($rest:tt)*) $name:ident $args:tt => $F:path $(, $s:ident)? [$($t:ident),*]) => {
-        $crate::__kernel_list_binary! { ([$($cb)+] [$($acc)* $name $args => $F $(, $s)?: [$($t),*];]) $($rest)* }
+    (([$($cb:tt)+] [$($acc:tt)*] $dt:tt) $Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [$($f:ident)*]; $($rest:tt)*) => {
+        $crate::__dtype_list! { $dtypes $dt; $crate::__kernel_list_binary; @typed ([$($cb)+] [$($acc)*] $dt) ($($rest)*) $name (T, T) => $crate::functors::$Op }
+    };
+    (@typed ([$($cb:tt)+] [$($acc:tt)*] $dt:tt) ($($rest:tt)*) $name:ident $args:tt => $F:path $(, $s:ident)? [$($V:ident $t:ident: $T:ty, $z:literal;)*]) => {
+        $crate::__kernel_list_binary! { ([$($cb)+] [$($acc)* $name $args => $F $(, $s)?: [$($t),*];] $dt) $($rest)* }
     };
 }
 
@@ -96,7 +99,7 @@ macro_rules! __kernel_list_binary {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __kernel_list_unary {
-    (([$($cb:tt)+] [$($acc:tt)*])) => {
+    (([$($cb:tt)+] [$($acc:tt)*] $dt:tt)) => {
         $($cb)+! {
             $($acc)*
             mul_scalar_opmath (T) => $crate::functors::MulScalarOpmath: [f16, bf16];
@@ -117,17 +120,17 @@ macro_rules! __kernel_list_unary {
         }
     };
     // Ops with their own entry (gelu) or run as another op (square as pow_scalar): none here.
-    (([$($cb:tt)+] [$($acc:tt)*]) $Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [OwnMethods $($f:ident)*]; $($rest:tt)*) => {
-        $crate::__kernel_list_unary! { ([$($cb)+] [$($acc)*]) $($rest)* }
+    (([$($cb:tt)+] [$($acc:tt)*] $dt:tt) $Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [OwnMethods $($f:ident)*]; $($rest:tt)*) => {
+        $crate::__kernel_list_unary! { ([$($cb)+] [$($acc)*] $dt) $($rest)* }
     };
-    (([$($cb:tt)+] [$($acc:tt)*]) $Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [ViaPow $($f:ident)*]; $($rest:tt)*) => {
-        $crate::__kernel_list_unary! { ([$($cb)+] [$($acc)*]) $($rest)* }
+    (([$($cb:tt)+] [$($acc:tt)*] $dt:tt) $Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [ViaPow $($f:ident)*]; $($rest:tt)*) => {
+        $crate::__kernel_list_unary! { ([$($cb)+] [$($acc)*] $dt) $($rest)* }
     };
-    (([$($cb:tt)+] [$($acc:tt)*]) $Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [$($f:ident)*]; $($rest:tt)*) => {
-        $crate::__dtype_list! { $dtypes; $crate::__kernel_list_unary; @typed ([$($cb)+] [$($acc)*]) ($($rest)*) $name (T) => $crate::functors::$Op }
+    (([$($cb:tt)+] [$($acc:tt)*] $dt:tt) $Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [$($f:ident)*]; $($rest:tt)*) => {
+        $crate::__dtype_list! { $dtypes $dt; $crate::__kernel_list_unary; @typed ([$($cb)+] [$($acc)*] $dt) ($($rest)*) $name (T) => $crate::functors::$Op }
     };
-    (@typed ([$($cb:tt)+] [$($acc:tt)*]) ($($rest:tt)*) $name:ident $args:tt => $F:path [$($t:ident),*]) => {
-        $crate::__kernel_list_unary! { ([$($cb)+] [$($acc)* $name $args => $F: [$($t),*];]) $($rest)* }
+    (@typed ([$($cb:tt)+] [$($acc:tt)*] $dt:tt) ($($rest:tt)*) $name:ident $args:tt => $F:path [$($V:ident $t:ident: $T:ty, $z:literal;)*]) => {
+        $crate::__kernel_list_unary! { ([$($cb)+] [$($acc)* $name $args => $F: [$($t),*];] $dt) $($rest)* }
     };
 }
 

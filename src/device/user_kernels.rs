@@ -78,39 +78,13 @@ macro_rules! __gpu_user_outline {
 }
 
 /// The Rust type of a kernel-list type token (`f32`, `bf16`, ...); `no_std`, shared by
-/// `gpu_user_kernels!` and the host's `impl_dyn_functors!`.
+/// `gpu_user_kernels!`, the host's `impl_dyn_functors!` and gpu/kernels: `dtype::tokens`,
+/// generated from the dtype list (`dtype_table!`, src/dtype.rs).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __gpu_user_type {
-    (bool) => {
-        bool
-    };
-    (u8) => {
-        u8
-    };
-    (i8) => {
-        i8
-    };
-    (i16) => {
-        i16
-    };
-    (i32) => {
-        i32
-    };
-    (i64) => {
-        i64
-    };
-    (f16) => {
-        $crate::half::f16
-    };
-    (bf16) => {
-        $crate::half::bf16
-    };
-    (f32) => {
-        f32
-    };
-    (f64) => {
-        f64
+    ($t:ident) => {
+        $crate::dtype::tokens::$t
     };
 }
 

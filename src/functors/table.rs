@@ -140,7 +140,15 @@ macro_rules! unary_op_table {
     ($($m:tt)+) => { $crate::unary_op_table! { @with () $($m)+ } };
 }
 
-/// A set of dtypes (a bit per dtype). The named sets are the `dtypes` column of the table.
+/// The `DTypeSet` of a dtype group's rows (a `__dtype_list!` callback).
+macro_rules! dtype_set {
+    ([$($V:ident $t:ident: $T:ty, $s:literal;)*]) => {
+        DTypeSet::of(&[$(DType::$V),*])
+    };
+}
+
+/// A set of dtypes (a bit per dtype). The named sets are the `dtypes` column of the table; their
+/// members come from the dtype list (`__dtype_list!`, src/dtype.rs).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct DTypeSet(u16);
 
@@ -155,15 +163,15 @@ impl DTypeSet {
         DTypeSet(bits)
     }
     /// Every dtype.
-    pub const ALL: DTypeSet = DTypeSet::of(&DType::ALL);
+    pub const ALL: DTypeSet = crate::__dtype_list!(all; dtype_set;);
     /// Every dtype but bool.
-    pub const NUMERIC: DTypeSet = DTypeSet(Self::ALL.0 & !(1 << DType::Bool as u16));
+    pub const NUMERIC: DTypeSet = crate::__dtype_list!(numeric; dtype_set;);
     /// f16, bf16, f32, f64.
-    pub const FLOAT: DTypeSet = DTypeSet::of(&[DType::F16, DType::BF16, DType::F32, DType::F64]);
+    pub const FLOAT: DTypeSet = crate::__dtype_list!(float; dtype_set;);
     /// The integers and bool.
-    pub const INTEGRAL: DTypeSet = DTypeSet(Self::ALL.0 & !Self::FLOAT.0);
+    pub const INTEGRAL: DTypeSet = crate::__dtype_list!(integral; dtype_set;);
     /// The integers.
-    pub const INT: DTypeSet = DTypeSet(Self::INTEGRAL.0 & !(1 << DType::Bool as u16));
+    pub const INT: DTypeSet = crate::__dtype_list!(int; dtype_set;);
 
     pub const fn contains(self, d: DType) -> bool {
         self.0 & (1 << d as u16) != 0
@@ -188,28 +196,6 @@ macro_rules! __dtype_set {
     };
     (int) => {
         $crate::functors::table::DTypeSet::INT
-    };
-}
-
-/// `__dtype_list! { set; m; args... }` expands to `m! { args... [types] }`, the Rust type names
-/// of a table's `dtypes` token (the kernel list's format).
-#[macro_export]
-#[doc(hidden)]
-macro_rules! __dtype_list {
-    (all; $($m:ident)::+; $($args:tt)*) => {
-        $($m)::+! { $($args)* [bool, u8, i8, i16, i32, i64, f16, bf16, f32, f64] }
-    };
-    (numeric; $($m:ident)::+; $($args:tt)*) => {
-        $($m)::+! { $($args)* [u8, i8, i16, i32, i64, f16, bf16, f32, f64] }
-    };
-    (float; $($m:ident)::+; $($args:tt)*) => {
-        $($m)::+! { $($args)* [f16, bf16, f32, f64] }
-    };
-    (integral; $($m:ident)::+; $($args:tt)*) => {
-        $($m)::+! { $($args)* [bool, u8, i8, i16, i32, i64] }
-    };
-    (int; $($m:ident)::+; $($args:tt)*) => {
-        $($m)::+! { $($args)* [u8, i8, i16, i32, i64] }
     };
 }
 

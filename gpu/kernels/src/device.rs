@@ -8,8 +8,6 @@ use weft::device::layout::{
     ternary_strided, unary_contig, unary_strided,
 };
 use weft::functors::table::{Cost, cost_of};
-#[allow(unused_imports)]
-use weft::half::{bf16, f16};
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
@@ -183,12 +181,12 @@ macro_rules! instantiate {
     ($name:ident ($A:ty, $B:ty) => $F:path, scalar: [$($t:ident),*]; $($rest:tt)*) => {
         $(const _: () = {
             #[allow(dead_code)]
-            type T = $t;
+            type T = weft::__gpu_user_type!($t);
             kernels_for!(concat!(stringify!($name), "_", stringify!($t)), ($A, $B), $F, outline(stringify!($name), stringify!($t)));
         };
         const _: () = {
             #[allow(dead_code)]
-            type T = $t;
+            type T = weft::__gpu_user_type!($t);
             unary_kernels!(concat!(stringify!($name), "_scalar_", stringify!($t)), WithScalar<$F, $B>, $A, outline(stringify!($name), stringify!($t)));
         };)*
         instantiate!($($rest)*);
@@ -196,7 +194,7 @@ macro_rules! instantiate {
     ($name:ident $args:tt => $F:path: [$($t:ident),*]; $($rest:tt)*) => {
         $(const _: () = {
             #[allow(dead_code)]
-            type T = $t;
+            type T = weft::__gpu_user_type!($t);
             kernels_for!(concat!(stringify!($name), "_", stringify!($t)), $args, $F, outline(stringify!($name), stringify!($t)));
         };)*
         instantiate!($($rest)*);
