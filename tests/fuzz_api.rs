@@ -1113,35 +1113,13 @@ macro_rules! binops {
     };
 }
 
-binops! {
-    add try_add try_add_ try_add_out;
-    sub try_sub try_sub_ try_sub_out;
-    mul try_mul try_mul_ try_mul_out;
-    div try_div try_div_ try_div_out;
-    floor_divide try_floor_divide try_floor_divide_ try_floor_divide_out;
-    remainder try_remainder try_remainder_ try_remainder_out;
-    fmod try_fmod try_fmod_ try_fmod_out;
-    pow try_pow try_pow_ try_pow_out;
-    atan2 try_atan2 try_atan2_ try_atan2_out;
-    maximum try_maximum try_maximum_ try_maximum_out;
-    minimum try_minimum try_minimum_ try_minimum_out;
-    eq try_eq try_eq_ try_eq_out;
-    ne try_ne try_ne_ try_ne_out;
-    lt try_lt try_lt_ try_lt_out;
-    le try_le try_le_ try_le_out;
-    gt try_gt try_gt_ try_gt_out;
-    ge try_ge try_ge_ try_ge_out;
-    logical_and try_logical_and try_logical_and_ try_logical_and_out;
-    logical_or try_logical_or try_logical_or_ try_logical_or_out;
-    logical_xor try_logical_xor try_logical_xor_ try_logical_xor_out;
-    bitwise_and try_bitwise_and try_bitwise_and_ try_bitwise_and_out;
-    bitwise_or try_bitwise_or try_bitwise_or_ try_bitwise_or_out;
-    bitwise_xor try_bitwise_xor try_bitwise_xor_ try_bitwise_xor_out;
-    bitwise_left_shift try_bitwise_left_shift try_bitwise_left_shift_ try_bitwise_left_shift_out;
-    bitwise_right_shift try_bitwise_right_shift try_bitwise_right_shift_ try_bitwise_right_shift_out;
-    copysign try_copysign try_copysign_ try_copysign_out;
-    hypot try_hypot try_hypot_ try_hypot_out;
+/// Every binary op of weft's table, by its generated method names.
+macro_rules! table_binops {
+    (() $($Op:ident $name:ident: $d:ident -> $r:ident, $c:ident [$($f:ident)*];)*) => {
+        paste::paste! { binops! { $($name [<try_ $name>] [<try_ $name _>] [<try_ $name _out>];)* } }
+    };
 }
+weft::binary_op_table!(table_binops);
 
 macro_rules! unops {
     ($($n:ident $t:ident $i:ident $o:ident;)*) => {
@@ -1158,45 +1136,22 @@ macro_rules! unops {
     };
 }
 
-unops! {
-    neg try_neg try_neg_ try_neg_out;
-    abs try_abs try_abs_ try_abs_out;
-    sign try_sign try_sign_ try_sign_out;
-    relu try_relu try_relu_ try_relu_out;
-    exp try_exp try_exp_ try_exp_out;
-    expm1 try_expm1 try_expm1_ try_expm1_out;
-    log try_log try_log_ try_log_out;
-    log1p try_log1p try_log1p_ try_log1p_out;
-    log2 try_log2 try_log2_ try_log2_out;
-    log10 try_log10 try_log10_ try_log10_out;
-    sqrt try_sqrt try_sqrt_ try_sqrt_out;
-    rsqrt try_rsqrt try_rsqrt_ try_rsqrt_out;
-    reciprocal try_reciprocal try_reciprocal_ try_reciprocal_out;
-    square try_square try_square_ try_square_out;
-    sin try_sin try_sin_ try_sin_out;
-    cos try_cos try_cos_ try_cos_out;
-    tan try_tan try_tan_ try_tan_out;
-    asin try_asin try_asin_ try_asin_out;
-    acos try_acos try_acos_ try_acos_out;
-    atan try_atan try_atan_ try_atan_out;
-    sinh try_sinh try_sinh_ try_sinh_out;
-    cosh try_cosh try_cosh_ try_cosh_out;
-    tanh try_tanh try_tanh_ try_tanh_out;
-    sigmoid try_sigmoid try_sigmoid_ try_sigmoid_out;
-    silu try_silu try_silu_ try_silu_out;
-    softplus try_softplus try_softplus_ try_softplus_out;
-    erf try_erf try_erf_ try_erf_out;
-    floor try_floor try_floor_ try_floor_out;
-    ceil try_ceil try_ceil_ try_ceil_out;
-    round try_round try_round_ try_round_out;
-    trunc try_trunc try_trunc_ try_trunc_out;
-    frac try_frac try_frac_ try_frac_out;
-    logical_not try_logical_not try_logical_not_ try_logical_not_out;
-    bitwise_not try_bitwise_not try_bitwise_not_ try_bitwise_not_out;
-    isnan try_isnan try_isnan_ try_isnan_out;
-    isinf try_isinf try_isinf_ try_isinf_out;
-    isfinite try_isfinite try_isfinite_ try_isfinite_out;
+/// Every unary op of weft's table (but those with their own methods, as `gelu`).
+macro_rules! table_unops {
+    (() $($Op:ident $name:ident: $d:ident -> $r:ident, $c:ident [$($f:ident)*];)*) => {
+        table_unops!(@acc [] $($name [$($f)*];)*);
+    };
+    (@acc [$($done:tt)*]) => {
+        paste::paste! { unops! { $($done)* } }
+    };
+    (@acc [$($done:tt)*] $name:ident [OwnMethods $($f:ident)*]; $($rest:tt)*) => {
+        table_unops!(@acc [$($done)*] $($rest)*);
+    };
+    (@acc [$($done:tt)*] $name:ident [$($f:ident)*]; $($rest:tt)*) => {
+        table_unops!(@acc [$($done)* $name [<try_ $name>] [<try_ $name _>] [<try_ $name _out>];] $($rest)*);
+    };
 }
+weft::unary_op_table!(table_unops);
 
 /// A flat storage tensor of `dtype` and `len` hostile values.
 fn flat_base(r: &mut Rng, dtype: DType, len: usize) -> DynTensor {
