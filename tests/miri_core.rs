@@ -89,3 +89,25 @@ fn bool_outputs_and_odometer_over_many_dims() {
     // a[k, i, j] = 12i + 4j + k > k except where i = j = 0 (4 of 24).
     assert_eq!(raw.iter().filter(|&&v| v).count(), 20);
 }
+
+/// Typed ops see their tensors through handle-free views (`with_dyn_view`): outputs, in place,
+/// an erroring op and a panicking operator (unwinding past the views) leave every handle count
+/// right, so the storages are freed exactly once (Miri checks leaks and double frees).
+#[test]
+fn typed_ops_run_on_handle_free_views() {
+    let a = t(&[1.0, 2.0, 3.0], &[3]);
+    let mut o = Tensor::<f32>::zeros(&[3]);
+    a.add_out(&a, &mut o);
+    assert_eq!(o.to_vec(), vec![2.0, 4.0, 6.0]);
+    let mut c = a.exp();
+    c += &a;
+    c.neg_();
+    let keep = c.share();
+    assert!(a.try_add(&t(&[1.0, 2.0], &[2])).is_err());
+    let r = std::panic::catch_unwind(|| {
+        let _ = &t(&[1.0, 2.0], &[2]) + &t(&[1.0, 2.0, 3.0], &[3]);
+    });
+    assert!(r.is_err());
+    drop(c);
+    assert_eq!(keep.to_vec()[0], -(1f32.exp() + 1.0));
+}
