@@ -40,9 +40,11 @@
 //!   follows PyTorch's scalar rule: `Tensor<i64> * 2.5` is `Tensor<f32>`, `Tensor<f16> * 2.5` is
 //!   `Tensor<f16>`, `Tensor<bool> + 1` is `Tensor<i64>` ([`FloatOf`], [`IntOf`]).
 //!
-//! Implementation: small contiguous operands of one shape (or one side a value) run the functor
-//! directly over the buffers; everything else goes through the `DynTensor` runners
-//! ([`super::binary`], [`super::unary`], [`super::special`]), whose results are the reference.
+//! Implementation: every method and operator runs the `DynTensor` runner of its op
+//! ([`super::binary`], [`super::unary`], [`super::special`]) on handle-free views of its tensors
+//! (`dyn_tensor::with_dyn_view`); the `Functor` bounds only decide, at compile time, which
+//! methods exist and their result types. The methods of the elementwise ops are generated from
+//! the op table (`functors::table`).
 
 use super::Operand;
 use super::binary::binary;
