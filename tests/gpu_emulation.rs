@@ -981,7 +981,8 @@ static KERNELS: LazyLock<HashMap<String, EmuKernel>> = LazyLock::new(|| {
                 "bitwise_left_shift" "copysign" "mul_scalar_opmath" "div_scalar_opmath"
                 "floor_divide_scalar_opmath" "pow_scalar" "neg" "abs" "sign" "exp" "log1p"
                 "sigmoid" "gelu" "round" "isnan" "logical_not" "clamp" "leaky_relu" "hardtanh"
-                "where" "masked_fill" "lerp" "lerp_scalar" "addcmul" "copy")
+                "where" "masked_fill" "lerp" "lerp_scalar" "addcmul" "copy"
+                "xlogy" "nextafter" "gcd" "heaviside" "signbit" "erf" "hardswish" "softsign")
         };
         (@ $n:expr, {$($b:tt)*}, ) => {};
         (@ $n:expr, {$($b:tt)*}, $first:tt $($more:tt)*) => {
@@ -1381,6 +1382,10 @@ fn real_binary_kernels_match_cpu_ops() {
         BinaryOp::BitwiseAnd,
         BinaryOp::BitwiseLeftShift,
         BinaryOp::Copysign,
+        BinaryOp::Xlogy,
+        BinaryOp::Nextafter,
+        BinaryOp::Gcd,
+        BinaryOp::Heaviside,
     ];
     let mut rng = Rng(11);
     let (mut ran, mut refused) = (0, 0);
@@ -1479,6 +1484,10 @@ fn real_unary_kernels_match_cpu_ops() {
         UnaryOp::Round,
         UnaryOp::IsNan,
         UnaryOp::LogicalNot,
+        UnaryOp::Signbit,
+        UnaryOp::Erf,
+        UnaryOp::Hardswish,
+        UnaryOp::Softsign,
     ];
     let mut rng = Rng(13);
     let mut ran = 0;
