@@ -569,18 +569,9 @@ impl Fmax {
     }
 }
 real_binary_impls!(Fmax);
-int_binary_impls!(Fmax, [u8, i8, i16, i32, i64], |a, b| if a > b {
-    a
-} else {
-    b
-});
-impl Functor<(bool, bool)> for Fmax {
-    type Output = bool;
-    #[inline(always)]
-    fn call(&self, (a, b): (bool, bool)) -> bool {
-        a | b
-    }
-}
+// Integers and bool have no NaN: `fmax` is `maximum` there.
+int_binary_impls!(Fmax, [bool, u8, i8, i16, i32, i64], |a, b| Maximum
+    .call((a, b)));
 
 impl Fmin {
     #[inline(always)]
@@ -589,18 +580,9 @@ impl Fmin {
     }
 }
 real_binary_impls!(Fmin);
-int_binary_impls!(Fmin, [u8, i8, i16, i32, i64], |a, b| if a < b {
-    a
-} else {
-    b
-});
-impl Functor<(bool, bool)> for Fmin {
-    type Output = bool;
-    #[inline(always)]
-    fn call(&self, (a, b): (bool, bool)) -> bool {
-        a & b
-    }
-}
+// Integers and bool have no NaN: `fmin` is `minimum` there.
+int_binary_impls!(Fmin, [bool, u8, i8, i16, i32, i64], |a, b| Minimum
+    .call((a, b)));
 
 // ---------------------------------------------------------------- heaviside
 

@@ -386,24 +386,26 @@ unary_op_table!(unary_enum);
 /// The table's cost class of the op named `name` (binary or unary); `None` for an op outside
 /// the tables. A `const fn` so the GPU kernels can decide outlining at compile time.
 pub const fn cost_of(name: &str) -> Option<Cost> {
-    let mut i = 0;
-    while i < BinaryOp::INFO.len() {
-        if str_eq(BinaryOp::INFO[i].name, name) {
-            return Some(BinaryOp::INFO[i].cost);
-        }
-        i += 1;
+    match cost_in(BinaryOp::INFO, name) {
+        Some(c) => Some(c),
+        None => cost_in(UnaryOp::INFO, name),
     }
+}
+
+const fn cost_in(infos: &[OpInfo], name: &str) -> Option<Cost> {
     let mut i = 0;
-    while i < UnaryOp::INFO.len() {
-        if str_eq(UnaryOp::INFO[i].name, name) {
-            return Some(UnaryOp::INFO[i].cost);
+    while i < infos.len() {
+        if str_eq(infos[i].name, name) {
+            return Some(infos[i].cost);
         }
         i += 1;
     }
     None
 }
 
-const fn str_eq(a: &str, b: &str) -> bool {
+/// String equality in a `const fn` (`==` on `str` is not const); also the GPU kernels' outlining
+/// test.
+pub const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;

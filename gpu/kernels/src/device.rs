@@ -7,7 +7,7 @@ use weft::device::layout::{
     Outlined, StridedLayout, WithScalar, binary_contig, binary_strided, ternary_contig,
     ternary_strided, unary_contig, unary_strided,
 };
-use weft::functors::table::{Cost, cost_of};
+use weft::functors::table::{Cost, cost_of, str_eq};
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
@@ -41,7 +41,7 @@ fn thread() -> (u64, u64) {
 /// hot paths).
 const fn outline(op: &str, t: &str) -> bool {
     const LONG_SPECIALS: &[&str] = &["pow_scalar", "lerp", "lerp_scalar"];
-    if eq(t, "f16") || eq(t, "bf16") {
+    if str_eq(t, "f16") || str_eq(t, "bf16") {
         return true;
     }
     match cost_of(op) {
@@ -50,7 +50,7 @@ const fn outline(op: &str, t: &str) -> bool {
         None => {
             let mut i = 0;
             while i < LONG_SPECIALS.len() {
-                if eq(op, LONG_SPECIALS[i]) {
+                if str_eq(op, LONG_SPECIALS[i]) {
                     return true;
                 }
                 i += 1;
@@ -58,21 +58,6 @@ const fn outline(op: &str, t: &str) -> bool {
             false
         }
     }
-}
-
-const fn eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 // Each (op, type) gives two kernels: `_c` (contiguous, 16-byte vectors, takes `numel`) and `_s`
