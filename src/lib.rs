@@ -38,6 +38,8 @@ pub mod layout;
 #[cfg(feature = "std")]
 pub mod ops;
 #[cfg(feature = "std")]
+pub mod reduce;
+#[cfg(feature = "std")]
 pub(crate) mod small;
 #[cfg(feature = "std")]
 pub mod storage;
@@ -59,6 +61,8 @@ pub use error::{Error, Result};
 pub use iter::{IterConfig, LoopCost, TensorIterator};
 #[cfg(feature = "std")]
 pub use layout::Layout;
+#[cfg(feature = "std")]
+pub use reduce::{Dims, ReduceArgs, ReduceOp};
 #[cfg(feature = "std")]
 pub use tensor::{ShapeArg, Tensor};
 

@@ -124,6 +124,61 @@ fn golden_ops_more_through_the_ops_layer() {
     golden::run_file(&golden::golden_dir(), "ops_more.json", &Weft).assert_ok();
 }
 
+/// reductions.json: every case through `weft::reduce::reduce` (the same function every
+/// reduction method calls), judged by the README's rules.
+fn run_reductions(dir: &std::path::Path) -> golden::Summary {
+    use golden::reductions::{self, Dim, Got};
+    use weft::{Dims, ReduceArgs, ReduceOp};
+    let names: Vec<&str> = ReduceOp::ALL.iter().map(|o| o.name()).collect();
+    let mut summary = golden::Summary::new("reductions");
+    for case in reductions::load(dir, &names, &mut summary) {
+        let op = ReduceOp::from_name(&case.op).expect("load checks op names");
+        let mut args = ReduceArgs::new(match &case.dim {
+            Dim::All => Dims::All,
+            Dim::One(d) => Dims::One(*d),
+            Dim::List(l) => Dims::List(l.clone()),
+        })
+        // `dim: null` for these is torch's full-reduction overload (`torch.sum(x, dtype=..)`,
+        // `torch.any(x)`), which has no keepdim; amax/amin take `dim=()`, argmax/var/...
+        // `dim=None`, which keep it.
+        .keepdim(
+            case.keepdim
+                && !(matches!(case.dim, Dim::All)
+                    && matches!(case.op.as_str(), "sum" | "prod" | "mean" | "any" | "all")),
+        );
+        if let Some(d) = case.dtype {
+            args = args.dtype(d);
+        }
+        if let Some(c) = case.correction {
+            args = args.correction(c);
+        }
+        let x = tensor(&case.input);
+        let got = weft::reduce::reduce(op, &x, &args)
+            .map_err(|e| e.to_string())
+            .map(|r| {
+                let o = output(&r[0]);
+                let indices = r
+                    .get(1)
+                    .map(|i| i.as_typed::<i64>().expect("i64 indices").to_vec());
+                Got {
+                    dtype: o.dtype,
+                    shape: o.shape,
+                    values: o.values,
+                    indices,
+                }
+            });
+        summary.count(&case.id, reductions::judge(&case, got));
+    }
+    summary.limit_skips();
+    summary.print();
+    summary
+}
+
+#[test]
+fn golden_reductions() {
+    run_reductions(&golden::golden_dir()).assert_ok();
+}
+
 /// Damaged copies of ops.json (in a temp dir, through `WEFT_GOLDEN_DIR`-style directories) must
 /// make the harness report failure: fewer cases, ops removed, everything flagged as skippable,
 /// unknown error categories, exactness flipped with values moved by one ulp, an unparsable case,

@@ -7,6 +7,8 @@
 
 #![allow(dead_code)]
 
+pub mod reductions;
+
 use serde_json::Value as Json;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -286,14 +288,14 @@ pub fn read_json(name: &str) -> Json {
     read_json_at(&golden_dir().join(name)).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn dtype_of(j: &Json) -> Result<DType, String> {
+pub fn dtype_of(j: &Json) -> Result<DType, String> {
     let s = j
         .as_str()
         .ok_or_else(|| format!("dtype is not a string: {j}"))?;
     DType::from_name(s).ok_or_else(|| format!("unknown dtype {s}"))
 }
 
-fn f64_of(j: &Json) -> Result<f64, String> {
+pub fn f64_of(j: &Json) -> Result<f64, String> {
     match j {
         Json::Number(n) => n.as_f64().ok_or_else(|| format!("bad float {n}")),
         Json::String(s) => match s.as_str() {
@@ -364,7 +366,7 @@ fn scalar_of(j: &Json) -> Result<Scalar, String> {
     }
 }
 
-fn operand_of(j: &Json) -> Result<Operand, String> {
+pub fn operand_of(j: &Json) -> Result<Operand, String> {
     match j["kind"].as_str() {
         Some("scalar") => Ok(Operand::Scalar(scalar_of(j)?)),
         Some("tensor") => {
@@ -569,14 +571,14 @@ fn bound_of(v: &Json) -> Result<Option<Scalar>, String> {
     }
 }
 
-fn read_json_at(path: &Path) -> Result<Json, String> {
+pub fn read_json_at(path: &Path) -> Result<Json, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("golden file {} is missing: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))
 }
 
 /// The number written just before `phrase` in `text` (`"9,107 with values"`).
-fn number_before(text: &str, phrase: &str) -> Option<usize> {
+pub fn number_before(text: &str, phrase: &str) -> Option<usize> {
     let head = text[..text.find(phrase)?].trim_end();
     let word = head
         .rsplit(|c: char| c.is_whitespace() || c == '(')

@@ -1,0 +1,477 @@
+//! The reduction engine: the geometry comes from the TensorIterator (outputs get stride 0 on
+//! the reduced dims, dims are reordered by stride and coalesced); it is split into kept dims
+//! (one output element per position) and reduced dims, and a [`Reducer`] is run over it.
+//!
+//! **Deterministic.** The reduced elements of one output are walked in the iterator's order and
+//! cut into chunks of [`CHUNK`] elements; a chunk is folded by one thread (contiguous runs in
+//! [`LANES`] independent accumulators combined by a fixed tree, strided elements in order) and
+//! the chunk partials are combined by a fixed pairwise tree. Threads only decide *who* computes
+//! a chunk, never how it is cut or combined, so the result is bit-identical for any thread count.
+//!
+//! **Two loop shapes.** When the input's contiguous dim is reduced (or nothing is kept), each
+//! output reduces its own runs ("inner"). When the contiguous dim is kept ("outer": `sum(dim=0)`
+//! of a row-major matrix), a block of up to [`COLS`] neighbouring outputs is accumulated row by
+//! row, which vectorizes across the outputs; rows are summed in sub-blocks of [`SUB_ROWS`] (a
+//! blocked sum, not one running sum over every row).
+//!
+//! The only `unsafe` of the reductions is here: reading the input and writing the outputs
+//! through the iterator's pointers.
+
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::iter::TensorIterator;
+use crate::small::DimVec;
+use rayon::prelude::*;
+
+/// Independent accumulators for a contiguous run.
+pub(crate) const LANES: usize = 16;
+/// Reduced elements per chunk: the unit of parallel work for long reductions and of the
+/// pairwise combination.
+pub(crate) const CHUNK: usize = 16384;
+/// Outputs per work item in the outer loop shape.
+const COLS: usize = 256;
+/// Rows summed into a fresh accumulator before it is combined (outer loop shape).
+const SUB_ROWS: usize = 128;
+/// Elements of work below which a reduction runs on the calling thread.
+const GRAIN: usize = 32768;
+
+/// One reduction: how an output's state starts, takes an element, merges with another state and
+/// becomes the output value(s). `combine` must be associative for the states this produces; the
+/// engine fixes the order anyway.
+pub(crate) trait Reducer: Sync {
+    type In: Element;
+    type Acc: Copy + Send + Sync;
+    type Out: OutValue;
+    /// The empty state of output `out` (its index in the contiguous output).
+    fn init(&self, out: usize) -> Self::Acc;
+    /// An empty state for the same output as `like` (extra lanes start from it).
+    fn fresh(&self, like: Self::Acc) -> Self::Acc;
+    /// Takes element `x`, whose index along the reduced elements is `index`.
+    fn step(&self, acc: Self::Acc, x: Self::In, index: usize) -> Self::Acc;
+    fn combine(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
+    fn finish(&self, acc: Self::Acc) -> Self::Out;
+
+    /// A contiguous run whose first element has index `index0`: [`LANES`] accumulators,
+    /// combined by a fixed tree (vectorizes for the simple reducers).
+    #[inline(always)]
+    fn run(&self, acc: Self::Acc, xs: &[Self::In], index0: usize) -> Self::Acc {
+        let mut lanes = [self.fresh(acc); LANES];
+        let mut blocks = xs.chunks_exact(LANES);
+        let mut i = index0;
+        for b in &mut blocks {
+            for k in 0..LANES {
+                lanes[k] = self.step(lanes[k], b[k], i + k);
+            }
+            i += LANES;
+        }
+        let mut tail = self.fresh(acc);
+        for (k, &x) in blocks.remainder().iter().enumerate() {
+            tail = self.step(tail, x, i + k);
+        }
+        let mut w = LANES;
+        while w > 1 {
+            w /= 2;
+            for k in 0..w {
+                lanes[k] = self.combine(lanes[k], lanes[k + w]);
+            }
+        }
+        self.combine(acc, self.combine(lanes[0], tail))
+    }
+
+    /// One row of the outer loop shape: element `j` of `row` goes to `accs[j]`.
+    #[inline(always)]
+    fn row(&self, accs: &mut [Self::Acc], row: &[Self::In], index: usize) {
+        for (a, &x) in accs.iter_mut().zip(row) {
+            *a = self.step(*a, x, index);
+        }
+    }
+}
+
+/// What one output position receives: one element, or a value and its index (`max(dim)`).
+pub(crate) trait OutValue: Copy + Send + Sync {
+    /// Writes into the outputs at element index `at`.
+    ///
+    /// # Safety
+    /// `outs[k]` must be the base of output `k`, of this value's `k`-th element type, with at
+    /// least `at + 1` elements, written by nobody else during the call.
+    unsafe fn write(self, outs: &[SendPtr], at: usize);
+}
+
+impl<T: Element> OutValue for T {
+    #[inline(always)]
+    unsafe fn write(self, outs: &[SendPtr], at: usize) {
+        // SAFETY: the caller's contract.
+        unsafe { outs[0].0.cast::<T>().add(at).write(self) }
+    }
+}
+
+/// A value and its index along the reduced dim.
+#[derive(Copy, Clone)]
+pub(crate) struct WithIndex<T>(pub T, pub i64);
+
+impl<T: Element> OutValue for WithIndex<T> {
+    #[inline(always)]
+    unsafe fn write(self, outs: &[SendPtr], at: usize) {
+        // SAFETY: the caller's contract (output 0 holds T, output 1 holds i64).
+        unsafe {
+            outs[0].0.cast::<T>().add(at).write(self.0);
+            outs[1].0.cast::<i64>().add(at).write(self.1);
+        }
+    }
+}
+
+/// A raw pointer that may cross threads: the iterator's borrows make the accesses disjoint
+/// (each output element is written by one work item) or read-only (inputs).
+#[derive(Copy, Clone)]
+pub(crate) struct SendPtr(*mut u8);
+// SAFETY: see the type's comment; the pointee outlives the run (the iterator holds it).
+unsafe impl Send for SendPtr {}
+// SAFETY: as for Send.
+unsafe impl Sync for SendPtr {}
+
+/// Dims of one kind, fastest first, in elements.
+#[derive(Clone)]
+struct Dims {
+    shape: DimVec<usize>,
+    /// Input strides.
+    input: DimVec<isize>,
+    /// Output strides (kept dims only; the outputs are contiguous, so this is the index step).
+    output: DimVec<isize>,
+}
+
+impl Dims {
+    fn new() -> Dims {
+        Dims {
+            shape: DimVec::empty(0),
+            input: DimVec::empty(0),
+            output: DimVec::empty(0),
+        }
+    }
+    fn push(&mut self, n: usize, input: isize, output: isize) {
+        self.shape.push(n);
+        self.input.push(input);
+        self.output.push(output);
+    }
+    fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+    /// Input and output offsets of linear position `lin` (fastest dim first).
+    fn offsets(&self, mut lin: usize) -> (isize, isize) {
+        let (mut i, mut o) = (0isize, 0isize);
+        for d in 0..self.shape.len() {
+            let n = self.shape[d];
+            let k = (lin % n) as isize;
+            lin /= n;
+            i += k * self.input[d];
+            o += k * self.output[d];
+        }
+        (i, o)
+    }
+}
+
+/// The reduction geometry read from a built iterator whose outputs are contiguous keepdim
+/// tensors and whose last operand is the input.
+struct Geometry {
+    reduced: Dims,
+    kept: Dims,
+    /// The kept dim walked across in the outer loop shape (removed from `kept`).
+    vector: Option<(usize, isize)>,
+}
+
+fn geometry(it: &TensorIterator<'_>, in_size: usize) -> Geometry {
+    let nd = it.ndim();
+    let nout = it.noutputs();
+    let out_size = it.dtype(0).size() as isize;
+    let (out_st, in_st) = (it.strides(0), it.strides(nout));
+    let mut reduced = Dims::new();
+    let mut kept = Dims::new();
+    for d in 0..nd {
+        let (n, i, o) = (
+            it.shape()[d],
+            in_st[d] / in_size as isize,
+            out_st[d] / out_size,
+        );
+        if o == 0 {
+            reduced.push(n, i, 0);
+        } else {
+            kept.push(n, i, o);
+        }
+    }
+    // Inner when the fastest reduced dim is contiguous; outer when a kept dim is.
+    let inner = reduced.input.first() == Some(&1);
+    let vector = if inner || reduced.numel() <= 1 {
+        None
+    } else {
+        kept.input.iter().position(|&s| s == 1)
+    };
+    let vector = vector.map(|v| {
+        let n = kept.shape.remove(v);
+        kept.input.remove(v);
+        let o = kept.output.remove(v);
+        (n, o)
+    });
+    for d in [&mut reduced, &mut kept] {
+        if d.shape.is_empty() {
+            d.push(1, 0, 0);
+        }
+    }
+    Geometry {
+        reduced,
+        kept,
+        vector,
+    }
+}
+
+/// Pairwise combination of `parts` (non-empty) in a fixed tree.
+fn tree<R: Reducer>(r: &R, parts: &[R::Acc]) -> R::Acc {
+    if parts.len() == 1 {
+        return parts[0];
+    }
+    let mid = parts.len().div_ceil(2);
+    r.combine(tree(r, &parts[..mid]), tree(r, &parts[mid..]))
+}
+
+fn buffer<A>(n: usize) -> Result<Vec<A>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| Error::AllocationFailed {
+            bytes: (n as u128) * core::mem::size_of::<A>() as u128,
+        })?;
+    Ok(v)
+}
+
+/// Runs `r` over the iterator `it`: outputs `0..noutputs` (fresh, contiguous, keepdim shape),
+/// input last, of element type `R::In`. Every output element is written exactly once.
+pub(crate) fn run<R: Reducer>(it: &TensorIterator<'_>, r: &R) -> Result<()> {
+    let in_size = core::mem::size_of::<R::In>();
+    debug_assert_eq!(it.dtype(it.noutputs()), R::In::DTYPE);
+    if it.numel() == 0 {
+        return Ok(());
+    }
+    let g = geometry(it, in_size);
+    let mut outs = DimVec::empty(SendPtr(core::ptr::null_mut()));
+    for k in 0..it.noutputs() {
+        outs.push(SendPtr(it.base[k]));
+    }
+    let input = SendPtr(it.base[it.noutputs()]).0 as *const R::In;
+    let input = SendPtrConst(input);
+    match g.vector {
+        None => run_inner(&g, r, input, &outs),
+        Some(v) => run_outer(&g, v, r, input, &outs),
+    }
+}
+
+#[derive(Copy, Clone)]
+struct SendPtrConst<T>(*const T);
+
+impl<T> SendPtrConst<T> {
+    /// The pointer (a method, so that closures capture the whole `Send` wrapper).
+    #[inline(always)]
+    fn get(self) -> *const T {
+        self.0
+    }
+}
+// SAFETY: read-only pointer into the input, under the iterator's shared borrow.
+unsafe impl<T> Send for SendPtrConst<T> {}
+// SAFETY: as for Send.
+unsafe impl<T> Sync for SendPtrConst<T> {}
+
+/// Folds reduced elements `range` of the output whose input offset is `base` (inner shape).
+fn fold_chunk<R: Reducer>(
+    red: &Dims,
+    r: &R,
+    input: SendPtrConst<R::In>,
+    base: isize,
+    acc: R::Acc,
+    range: core::ops::Range<usize>,
+) -> R::Acc {
+    let n0 = red.shape[0];
+    let s0 = red.input[0];
+    let mut acc = acc;
+    let mut pos = range.start;
+    let (mut off, _) = red.offsets(pos);
+    let mut i0 = pos % n0;
+    while pos < range.end {
+        let len = (n0 - i0).min(range.end - pos);
+        // SAFETY: `base + off` and the `len` elements after it at stride `s0` are elements of
+        // the input view (the iterator's geometry covers exactly the view), which the iterator
+        // holds under a shared borrow: nobody writes them while this runs.
+        unsafe {
+            let p = input.get().offset(base + off);
+            if s0 == 1 {
+                acc = r.run(acc, core::slice::from_raw_parts(p, len), pos);
+            } else {
+                for k in 0..len {
+                    acc = r.step(acc, p.offset(k as isize * s0).read(), pos + k);
+                }
+            }
+        }
+        pos += len;
+        if pos < range.end {
+            // Next run: recompute the offset only when a higher dim carries.
+            i0 += len;
+            if i0 == n0 {
+                i0 = 0;
+                off = red.offsets(pos).0;
+            } else {
+                off += len as isize * s0;
+            }
+        }
+    }
+    acc
+}
+
+fn run_inner<R: Reducer>(
+    g: &Geometry,
+    r: &R,
+    input: SendPtrConst<R::In>,
+    outs: &[SendPtr],
+) -> Result<()> {
+    let total_r = g.reduced.numel();
+    let total_k = g.kept.numel();
+    let nchunks = total_r.div_ceil(CHUNK);
+    let one = |o: usize| -> R::Out {
+        let (ibase, obase) = g.kept.offsets(o);
+        let acc = r.init(obase as usize);
+        let acc = if nchunks == 1 {
+            fold_chunk(&g.reduced, r, input, ibase, acc, 0..total_r)
+        } else {
+            let parts: Vec<R::Acc> = (0..nchunks)
+                .map(|c| {
+                    let end = ((c + 1) * CHUNK).min(total_r);
+                    fold_chunk(&g.reduced, r, input, ibase, r.fresh(acc), c * CHUNK..end)
+                })
+                .collect();
+            r.combine(acc, tree(r, &parts))
+        };
+        r.finish(acc)
+    };
+    let write = |o: usize, v: R::Out| {
+        let (_, obase) = g.kept.offsets(o);
+        // SAFETY: `obase` is the index of kept position `o` in the contiguous outputs (each
+        // kept position once), exclusively borrowed by the iterator.
+        unsafe { v.write(outs, obase as usize) }
+    };
+    let work = total_r.saturating_mul(total_k);
+    if work < GRAIN || rayon::current_num_threads() == 1 {
+        for o in 0..total_k {
+            write(o, one(o));
+        }
+    } else if total_k == 1 {
+        // One output: its chunks in parallel, combined in the same tree.
+        let (ibase, obase) = g.kept.offsets(0);
+        let acc = r.init(obase as usize);
+        let mut parts = buffer::<R::Acc>(nchunks)?;
+        (0..nchunks)
+            .into_par_iter()
+            .map(|c| {
+                let end = ((c + 1) * CHUNK).min(total_r);
+                fold_chunk(&g.reduced, r, input, ibase, r.fresh(acc), c * CHUNK..end)
+            })
+            .collect_into_vec(&mut parts);
+        write(0, r.finish(r.combine(acc, tree(r, &parts))));
+    } else {
+        let per = (GRAIN / total_r.max(1)).max(1);
+        (0..total_k)
+            .into_par_iter()
+            .with_min_len(per)
+            .for_each(|o| write(o, one(o)));
+    }
+    Ok(())
+}
+
+fn run_outer<R: Reducer>(
+    g: &Geometry,
+    (width, ostep): (usize, isize),
+    r: &R,
+    input: SendPtrConst<R::In>,
+    outs: &[SendPtr],
+) -> Result<()> {
+    let red = &g.reduced;
+    let total_r = red.numel();
+    let nblocks = width.div_ceil(COLS);
+    let items = g.kept.numel() * nblocks;
+    // One item: outputs [j0, j0 + w) of kept position `k`, every reduced element.
+    let item = |it: usize| {
+        let (k, b) = (it / nblocks, it % nblocks);
+        let (ibase, obase) = g.kept.offsets(k);
+        let j0 = b * COLS;
+        let w = COLS.min(width - j0);
+        let mut accs: [R::Acc; COLS] = [r.init(0); COLS];
+        for (j, a) in accs[..w].iter_mut().enumerate() {
+            *a = r.init((obase + (j0 + j) as isize * ostep) as usize);
+        }
+        let mut sub: [R::Acc; COLS] = accs;
+        let mut pos = 0;
+        while pos < total_r {
+            let end = (pos + SUB_ROWS).min(total_r);
+            for (s, a) in sub[..w].iter_mut().zip(&accs[..w]) {
+                *s = r.fresh(*a);
+            }
+            for rho in pos..end {
+                let (off, _) = red.offsets(rho);
+                // SAFETY: row `rho` of the input at kept position `k`: `w` contiguous elements
+                // (the vector dim has input stride 1) of the view, under the iterator's shared
+                // borrow.
+                let row = unsafe {
+                    core::slice::from_raw_parts(input.get().offset(ibase + off + j0 as isize), w)
+                };
+                r.row(&mut sub[..w], row, rho);
+            }
+            for (a, s) in accs[..w].iter_mut().zip(&sub[..w]) {
+                *a = r.combine(*a, *s);
+            }
+            pos = end;
+        }
+        for (j, a) in accs[..w].iter().enumerate() {
+            let at = (obase + (j0 + j) as isize * ostep) as usize;
+            // SAFETY: each output index belongs to exactly one item; the outputs are
+            // exclusively borrowed by the iterator.
+            unsafe { r.finish(*a).write(outs, at) }
+        }
+    };
+    let work = total_r.saturating_mul(g.kept.numel() * width);
+    if work < GRAIN || items == 1 || rayon::current_num_threads() == 1 {
+        (0..items).for_each(item);
+    } else {
+        (0..items).into_par_iter().for_each(item);
+    }
+    Ok(())
+}
+
+/// Fills fresh contiguous `outs` with the result of reducing zero elements (`sum` of an empty
+/// dim is 0, `all` is true, ...): `finish(init(o))` for every output index `o`.
+pub(crate) fn run_empty<R: Reducer>(outs: &[crate::DynTensor], r: &R) {
+    let mut ptrs = DimVec::empty(SendPtr(core::ptr::null_mut()));
+    for o in outs {
+        ptrs.push(SendPtr(o.data_ptr_bytes()));
+    }
+    let n = outs[0].numel();
+    for o in 0..n {
+        // SAFETY: `outs` are fresh contiguous tensors of `n` elements of the reducer's output
+        // types, created by the caller and not shared with anyone yet.
+        unsafe { r.finish(r.init(o)).write(&ptrs, o) }
+    }
+}
+
+/// The elementwise last pass of `softmax`/`log_softmax`: output 0 = `f(x, shift, sum)` with
+/// inputs `x: T` and the two per-row values (broadcast, stride 0 along the reduced dim).
+pub(crate) fn map_rows<T: Element, F: Element, O: Element>(
+    it: &TensorIterator<'_>,
+    f: impl Fn(T, F, F) -> O + Sync,
+) {
+    debug_assert!(it.dtype(0) == O::DTYPE && it.dtype(1) == T::DTYPE && it.dtype(2) == F::DTYPE);
+    it.for_each(crate::iter::LoopCost::Expensive, |p, s, n| {
+        for k in 0..n as isize {
+            // SAFETY: `for_each`'s contract: operand `i` holds `n` elements of its dtype
+            // (checked above) at byte stride `s[i]`; only output 0 is written, each element of
+            // a run once.
+            unsafe {
+                let x = p[1].offset(k * s[1]).cast::<T>().read();
+                let a = p[2].offset(k * s[2]).cast::<F>().read();
+                let b = p[3].offset(k * s[3]).cast::<F>().read();
+                p[0].offset(k * s[0]).cast::<O>().write(f(x, a, b));
+            }
+        }
+    });
+}

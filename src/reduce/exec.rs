@@ -1,0 +1,327 @@
+//! Each reduction in terms of the plan, the reducers and the engine.
+
+use super::engine::{self, Reducer, WithIndex};
+use super::plan::{self, Plan};
+use super::reducers::{AnyAll, Arg, ExpSum, Extreme, Fold, SquaredDeviation};
+use super::types::{FloatAcc, ReduceElement, ReduceFloat};
+use super::{Dims, ReduceArgs, ReduceOp};
+use crate::dtype::DType;
+use crate::element::convert_value;
+use crate::error::{Error, Result};
+use crate::iter::IterConfig;
+use crate::ops::special::to_dtype;
+use crate::{DynElement, DynTensor, Element, with_dtype};
+
+/// Runs the reduction `op` of `a` (PyTorch's semantics: see the module docs and
+/// [`ReduceArgs`]). One result tensor, or two for `max_dim`/`min_dim` (values, indices).
+pub fn reduce(op: ReduceOp, a: &DynTensor, args: &ReduceArgs) -> Result<Vec<DynTensor>> {
+    use ReduceOp::*;
+    if op.is_elementwise() {
+        return softmax(op, a, args).map(|t| vec![t]);
+    }
+    let single_dim = matches!(op, Argmax | Argmin | MaxDim | MinDim);
+    if single_dim && matches!(args.dims, Dims::List(_)) {
+        return Err(Error::InvalidArgument {
+            op: op.name(),
+            reason: "takes one dim (or none), not a list".into(),
+        });
+    }
+    if matches!(op, MaxDim | MinDim) && args.dims == Dims::All {
+        return Err(Error::InvalidArgument {
+            op: op.name(),
+            reason: "needs a dim (use amax/amin to reduce every dim)".into(),
+        });
+    }
+    let p = plan::plan(op, a.shape(), &args.dims, args.keepdim)?;
+    let (read, result) = plan::dtypes(op, a.dtype(), args.dtype)?;
+    let x = to_dtype(a, read)?;
+    if matches!(op, Argmax | Argmin) && args.dims == Dims::All && x.ndim() > 1 {
+        // The index is into the flattened (row-major) tensor.
+        let flat = x.contiguous().try_reshape([-1isize])?;
+        let fp = plan::plan(op, flat.shape(), &Dims::One(0), false)?;
+        let r = reduce_planned(op, &flat, &fp, args, result)?;
+        return r
+            .into_iter()
+            .map(|t| t.try_reshape(&p.out_shape[..]))
+            .collect();
+    }
+    reduce_planned(op, &x, &p, args, result)
+}
+
+/// As [`reduce`], into the given outputs (same dtype and shape as the results); nothing is
+/// written unless every check passes.
+pub fn reduce_out(
+    op: ReduceOp,
+    a: &DynTensor,
+    args: &ReduceArgs,
+    outs: &mut [&mut DynTensor],
+) -> Result<()> {
+    let results = reduce(op, a, args)?;
+    if outs.len() != results.len() {
+        return Err(Error::InvalidArgument {
+            op: op.name(),
+            reason: format!("expects {} outputs, got {}", results.len(), outs.len()),
+        });
+    }
+    for (o, r) in outs.iter().zip(&results) {
+        if o.dtype() != r.dtype() {
+            return Err(Error::DTypeMismatch {
+                op: op.name(),
+                expected: r.dtype(),
+                got: o.dtype(),
+            });
+        }
+        if o.shape() != r.shape() {
+            return Err(Error::OutputShape {
+                op: op.name(),
+                expected: r.shape().to_vec(),
+                got: o.shape().to_vec(),
+            });
+        }
+    }
+    for (o, r) in outs.iter_mut().zip(&results) {
+        o.try_copy_(r)?;
+    }
+    Ok(())
+}
+
+/// Calls `$body` with `$T` bound to the float element type of `$d`.
+macro_rules! with_float {
+    ($d:expr, $T:ident => $body:expr) => {
+        match $d {
+            DType::F16 => {
+                type $T = half::f16;
+                $body
+            }
+            DType::BF16 => {
+                type $T = half::bf16;
+                $body
+            }
+            DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            d => Err(Error::UnsupportedDType {
+                op: "reduction",
+                dtype: d,
+                other: None,
+            }),
+        }
+    };
+}
+
+fn reduce_planned(
+    op: ReduceOp,
+    x: &DynTensor,
+    p: &Plan,
+    args: &ReduceArgs,
+    result: DType,
+) -> Result<Vec<DynTensor>> {
+    use ReduceOp::*;
+    let n = p.count;
+    if matches!(op, Sum | Prod | Mean) && x.dtype().is_float() && result != x.dtype() {
+        // A float input into another float dtype (`sum(dtype=...)`).
+        let (prod, mean) = (op == Prod, (op == Mean).then_some(n));
+        return with_float!(x.dtype(), T => with_float!(result, O => {
+            if T::DTYPE == DType::F64 || O::DTYPE == DType::F64 {
+                run(op, x, p, &[result], &Fold::<T, f64, O>::new(prod, mean))
+            } else {
+                run(op, x, p, &[result], &Fold::<T, f32, O>::new(prod, mean))
+            }
+        }));
+    }
+    with_dtype!(x.dtype(), T => match op {
+        Sum | Prod | Mean => run(op, x, p, &[result],
+            &Fold::<T, <T as ReduceElement>::SumAcc, <T as ReduceElement>::Sum>::new(
+                op == Prod, (op == Mean).then_some(n))),
+        Amax | Amin => run(op, x, p, &[result], &Extreme::<T>::new(op == Amax)),
+        Argmax | Argmin => run(op, x, p, &[result], &Arg::<T, i64>::new(op == Argmax)),
+        MaxDim | MinDim => run(op, x, p, &[result, DType::I64],
+            &Arg::<T, WithIndex<T>>::new(op == MaxDim)),
+        Any | All => run(op, x, p, &[result],
+            &AnyAll::<T, <T as ReduceElement>::AnyAll>::new(op == All)),
+        Var | Std => with_float!(x.dtype(), F => variance::<F>(op, x, p, args.correction)),
+        Logsumexp => with_float!(x.dtype(), F => logsumexp::<F>(op, x, p)),
+        Softmax | LogSoftmax => unreachable!("elementwise ops return early"),
+    })
+}
+
+/// Allocates the outputs (keepdim shape, contiguous), runs `r` through the iterator and returns
+/// the outputs in the result shape.
+fn run<R: Reducer>(
+    op: ReduceOp,
+    x: &DynTensor,
+    p: &Plan,
+    out_dtypes: &[DType],
+    r: &R,
+) -> Result<Vec<DynTensor>> {
+    let outs = out_dtypes
+        .iter()
+        .map(|&d| DynTensor::zeros(d, &p.keep_shape))
+        .collect::<Result<Vec<_>>>()?;
+    if outs[0].numel() > 0 {
+        if p.count == 0 {
+            engine::run_empty(&outs, r);
+        } else {
+            let mut cfg = IterConfig::new()
+                .name(op.name())
+                .check_mem_overlap(false)
+                .check_all_same_dtype(false)
+                .resize_outputs(false)
+                .is_reduction(true);
+            for o in &outs {
+                cfg = cfg.add_output(o);
+            }
+            let it = cfg.add_const_input(x).build()?;
+            engine::run(&it, r)?;
+        }
+    }
+    outs.into_iter()
+        .map(|o| o.try_view(&p.out_shape[..]))
+        .collect()
+}
+
+/// The values of a fresh contiguous tensor.
+fn values<T: DynElement>(t: &DynTensor) -> Result<Vec<T>> {
+    T::unwrap_ref(t)
+        .ok_or_else(|| Error::InvalidArgument {
+            op: "reduction",
+            reason: "internal: unexpected dtype".into(),
+        })?
+        .try_to_vec()
+}
+
+/// `var`/`std`: the mean of each output (in f64), then the sum of squared deviations from it.
+fn variance<T: ReduceFloat>(
+    op: ReduceOp,
+    x: &DynTensor,
+    p: &Plan,
+    correction: f64,
+) -> Result<Vec<DynTensor>> {
+    let keep = Plan {
+        keep_shape: p.keep_shape.clone(),
+        out_shape: p.keep_shape.clone(),
+        count: p.count,
+    };
+    let means = run(
+        op,
+        x,
+        &keep,
+        &[DType::F64],
+        &Fold::<T, f64, f64>::new(false, Some(p.count)),
+    )?;
+    let means = values::<f64>(&means[0])?;
+    let r = SquaredDeviation::<T, f64> {
+        means: &means,
+        divisor: p.count as f64 - correction,
+        sqrt: op == ReduceOp::Std,
+        _p: core::marker::PhantomData,
+    };
+    run(op, x, p, &[T::DTYPE], &r)
+}
+
+/// Each output's maximum, in `F` (keepdim order); zeros when there are no elements.
+fn row_max<T: ReduceFloat>(op: ReduceOp, x: &DynTensor, p: &Plan) -> Result<Vec<T::Exp>> {
+    let keep = Plan {
+        keep_shape: p.keep_shape.clone(),
+        out_shape: p.keep_shape.clone(),
+        count: p.count,
+    };
+    if p.count == 0 {
+        return Ok(vec![
+            <T::Exp as crate::Element>::ZERO;
+            p.keep_shape.iter().product()
+        ]);
+    }
+    let m = run(op, x, &keep, &[T::DTYPE], &Extreme::<T>::new(true))?;
+    Ok(values::<T>(&m[0])?
+        .into_iter()
+        .map(convert_value::<T, T::Exp>)
+        .collect())
+}
+
+/// `log(sum(exp(x - m))) + m`, `m` the maximum, taken as 0 when infinite (so `[inf, 1]` gives
+/// inf and `[-inf, -inf]` gives -inf rather than NaN).
+fn logsumexp<T: ReduceFloat>(op: ReduceOp, x: &DynTensor, p: &Plan) -> Result<Vec<DynTensor>> {
+    let shifts: Vec<T::Exp> = row_max::<T>(op, x, p)?
+        .into_iter()
+        .map(|m| {
+            if m.is_finite_acc() {
+                m
+            } else {
+                <T::Exp as crate::Element>::ZERO
+            }
+        })
+        .collect();
+    let r = ExpSum::<T, T::Exp, T> {
+        shifts: &shifts,
+        log: true,
+        _p: core::marker::PhantomData,
+    };
+    run(op, x, p, &[T::DTYPE], &r)
+}
+
+/// `softmax`/`log_softmax` along one dim: the row maximum (as it is: a row holding +inf is NaN,
+/// as in PyTorch), the sum of `exp(x - max)`, then one elementwise pass.
+fn softmax(op: ReduceOp, a: &DynTensor, args: &ReduceArgs) -> Result<DynTensor> {
+    let dim = match args.dims {
+        Dims::One(d) => d,
+        _ => {
+            return Err(Error::InvalidArgument {
+                op: op.name(),
+                reason: "takes exactly one dim".into(),
+            });
+        }
+    };
+    let p = plan::plan(op, a.shape(), &Dims::One(dim), true)?;
+    if a.numel() == 0 {
+        // PyTorch returns the empty result without looking at the dtype.
+        return DynTensor::zeros(args.dtype.unwrap_or(a.dtype()), a.shape());
+    }
+    let (read, _) = plan::dtypes(op, a.dtype(), args.dtype)?;
+    let x = to_dtype(a, read)?;
+    with_float!(read, T => softmax_typed::<T>(op, &x, &p))
+}
+
+fn softmax_typed<T: ReduceFloat>(op: ReduceOp, x: &DynTensor, p: &Plan) -> Result<DynTensor> {
+    let shifts = row_max::<T>(op, x, p)?;
+    let sums = run(
+        op,
+        x,
+        p,
+        &[<T::Exp as crate::Element>::DTYPE],
+        &ExpSum::<T, T::Exp, T::Exp> {
+            shifts: &shifts,
+            log: false,
+            _p: core::marker::PhantomData,
+        },
+    )?;
+    let shifts = DynTensor::from_vec(shifts, &p.keep_shape)?;
+    let out = DynTensor::zeros(T::DTYPE, x.shape())?;
+    let it = IterConfig::new()
+        .name(op.name())
+        .check_mem_overlap(false)
+        .check_all_same_dtype(false)
+        .resize_outputs(false)
+        .add_output(&out)
+        .add_const_input(x)
+        .add_const_input(&shifts)
+        .add_const_input(&sums[0])
+        .build()?;
+    if op == ReduceOp::LogSoftmax {
+        engine::map_rows::<T, T::Exp, T>(&it, |v, m, s| {
+            convert_value::<T::Exp, T>(convert_value::<T, T::Exp>(v).sub(m).sub(s.ln()))
+        });
+    } else {
+        engine::map_rows::<T, T::Exp, T>(&it, |v, m, s| {
+            let e = convert_value::<T, T::Exp>(v).sub(m).exp();
+            convert_value::<T::Exp, T>(e.div(s))
+        });
+    }
+    drop(it);
+    Ok(out)
+}

@@ -1,0 +1,174 @@
+//! Reductions: `sum prod mean amax amin argmax argmin max(dim) min(dim) any all var std
+//! logsumexp softmax log_softmax`, with PyTorch's semantics, through the TensorIterator.
+//!
+//! * [`ReduceOp`]: **the reduction table**, one line per op (name, whether it takes a `dtype`,
+//!   whether it needs at least one element, its outputs); the dispatch ([`reduce`]), the
+//!   `DynTensor`/`Tensor<T>` methods (`api.rs`) and the tests iterate it.
+//! * `plan.rs`: dims (PyTorch's wrapping and checks), shapes, dtype rules.
+//! * `engine.rs`: the geometry from the iterator (reduced dims get output stride 0, dims
+//!   reordered and coalesced) and the deterministic runner (fixed chunks, fixed combination
+//!   tree: bit-identical results for any thread count); the only `unsafe` of the reductions.
+//! * `reducers.rs`: the per-op state machines; `types.rs`: accumulation and result types.
+//! * `exec.rs`: each op in terms of those (two passes for `var`/`std`, max-shifted
+//!   `logsumexp`/`softmax`).
+
+mod api;
+mod engine;
+mod exec;
+mod plan;
+mod reducers;
+mod types;
+
+pub use exec::{reduce, reduce_out};
+pub use types::{AccNum, Extremum, FloatAcc, ReduceElement, ReduceFloat};
+
+use crate::dtype::DType;
+
+/// The reduction table: variant, PyTorch's name, takes a `dtype`, needs elements (an empty
+/// reduction is an error: no identity), outputs (2: values and indices), keeps the input's
+/// shape (softmax).
+macro_rules! reduce_op_table {
+    ($($Op:ident $name:literal: dtype $d:literal, needs_elements $e:literal, outputs $n:literal, elementwise $w:literal;)*) => {
+        /// A reduction (see the module docs).
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum ReduceOp {
+            $($Op,)*
+        }
+        impl ReduceOp {
+            pub const ALL: &'static [ReduceOp] = &[$(ReduceOp::$Op,)*];
+            /// PyTorch's name (`max_dim`/`min_dim` for `torch.max(x, dim)`/`torch.min(x, dim)`).
+            pub const fn name(self) -> &'static str {
+                match self { $(ReduceOp::$Op => $name,)* }
+            }
+            pub fn from_name(name: &str) -> Option<ReduceOp> {
+                match name { $($name => Some(ReduceOp::$Op),)* _ => None }
+            }
+            /// Takes a `dtype` argument (the input is cast to it before reducing).
+            pub const fn takes_dtype(self) -> bool {
+                match self { $(ReduceOp::$Op => $d,)* }
+            }
+            /// Reducing zero elements is an error (no identity).
+            pub const fn needs_elements(self) -> bool {
+                match self { $(ReduceOp::$Op => $e,)* }
+            }
+            /// Number of result tensors (values and indices for `max_dim`/`min_dim`).
+            pub const fn outputs(self) -> usize {
+                match self { $(ReduceOp::$Op => $n,)* }
+            }
+            /// The result has the input's shape (`softmax`, `log_softmax`): one dim, no keepdim.
+            pub const fn is_elementwise(self) -> bool {
+                match self { $(ReduceOp::$Op => $w,)* }
+            }
+        }
+    };
+}
+
+reduce_op_table! {
+    Sum "sum": dtype true, needs_elements false, outputs 1, elementwise false;
+    Prod "prod": dtype true, needs_elements false, outputs 1, elementwise false;
+    Mean "mean": dtype true, needs_elements false, outputs 1, elementwise false;
+    Amax "amax": dtype false, needs_elements true, outputs 1, elementwise false;
+    Amin "amin": dtype false, needs_elements true, outputs 1, elementwise false;
+    Argmax "argmax": dtype false, needs_elements true, outputs 1, elementwise false;
+    Argmin "argmin": dtype false, needs_elements true, outputs 1, elementwise false;
+    MaxDim "max_dim": dtype false, needs_elements true, outputs 2, elementwise false;
+    MinDim "min_dim": dtype false, needs_elements true, outputs 2, elementwise false;
+    Any "any": dtype false, needs_elements false, outputs 1, elementwise false;
+    All "all": dtype false, needs_elements false, outputs 1, elementwise false;
+    Var "var": dtype false, needs_elements false, outputs 1, elementwise false;
+    Std "std": dtype false, needs_elements false, outputs 1, elementwise false;
+    Logsumexp "logsumexp": dtype false, needs_elements false, outputs 1, elementwise false;
+    Softmax "softmax": dtype true, needs_elements false, outputs 1, elementwise true;
+    LogSoftmax "log_softmax": dtype true, needs_elements false, outputs 1, elementwise true;
+}
+
+/// Which dims a reduction runs over: all of them, or a list (negative dims count from the end;
+/// an empty list means all, as in PyTorch).
+///
+/// `From` conversions: `()` and `Dims::All` for all dims, an `isize`, an array, slice or `Vec`
+/// of them, `Option<isize>` (`None` = all).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dims {
+    All,
+    One(isize),
+    List(Vec<isize>),
+}
+
+impl Dims {
+    /// The listed dims, `None` for all.
+    pub(crate) fn as_slice(&self) -> Option<&[isize]> {
+        match self {
+            Dims::All => None,
+            Dims::One(d) => Some(core::slice::from_ref(d)),
+            Dims::List(l) if l.is_empty() => None,
+            Dims::List(l) => Some(l),
+        }
+    }
+}
+
+impl From<()> for Dims {
+    fn from(_: ()) -> Dims {
+        Dims::All
+    }
+}
+impl From<isize> for Dims {
+    fn from(d: isize) -> Dims {
+        Dims::One(d)
+    }
+}
+impl From<Option<isize>> for Dims {
+    fn from(d: Option<isize>) -> Dims {
+        d.map_or(Dims::All, Dims::One)
+    }
+}
+impl From<&[isize]> for Dims {
+    fn from(d: &[isize]) -> Dims {
+        Dims::List(d.to_vec())
+    }
+}
+impl<const N: usize> From<[isize; N]> for Dims {
+    fn from(d: [isize; N]) -> Dims {
+        Dims::List(d.to_vec())
+    }
+}
+impl From<Vec<isize>> for Dims {
+    fn from(d: Vec<isize>) -> Dims {
+        Dims::List(d)
+    }
+}
+
+/// The arguments of one reduction (PyTorch's keyword arguments).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReduceArgs {
+    pub dims: Dims,
+    pub keepdim: bool,
+    /// `sum prod mean softmax log_softmax`: cast the input to this dtype first; it is also the
+    /// result dtype.
+    pub dtype: Option<DType>,
+    /// `var`/`std`: the divisor is `n - correction` (1: Bessel's correction, PyTorch's default).
+    pub correction: f64,
+}
+
+impl ReduceArgs {
+    /// Over `dims`, without keepdim, no dtype, correction 1.
+    pub fn new(dims: impl Into<Dims>) -> ReduceArgs {
+        ReduceArgs {
+            dims: dims.into(),
+            keepdim: false,
+            dtype: None,
+            correction: 1.0,
+        }
+    }
+    pub fn keepdim(mut self, keepdim: bool) -> ReduceArgs {
+        self.keepdim = keepdim;
+        self
+    }
+    pub fn dtype(mut self, dtype: DType) -> ReduceArgs {
+        self.dtype = Some(dtype);
+        self
+    }
+    pub fn correction(mut self, correction: f64) -> ReduceArgs {
+        self.correction = correction;
+        self
+    }
+}

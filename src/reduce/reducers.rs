@@ -1,0 +1,334 @@
+//! The reducers: per op, the state, how it takes an element, merges, and becomes the output.
+//! Element conversions are `convert_value` (PyTorch's casts), inlined to plain `as` casts.
+
+use super::engine::{Reducer, WithIndex};
+use super::types::{AccNum, Extremum, FloatAcc};
+use crate::element::{Element, convert_value};
+use core::marker::PhantomData;
+
+/// `sum`, `prod` and `mean`: accumulate in `A`, finish as `O` (`mean`: divided by `count`).
+pub(crate) struct Fold<T, A, O> {
+    pub(crate) prod: bool,
+    /// `Some(n)` for `mean`.
+    pub(crate) mean_of: Option<usize>,
+    pub(crate) _p: PhantomData<fn(T) -> (A, O)>,
+}
+
+impl<T: Element, A: AccNum, O: Element> Fold<T, A, O> {
+    pub(crate) fn new(prod: bool, mean_of: Option<usize>) -> Self {
+        Fold {
+            prod,
+            mean_of,
+            _p: PhantomData,
+        }
+    }
+}
+
+impl<T: Element, A: AccNum, O: Element> Reducer for Fold<T, A, O> {
+    type In = T;
+    type Acc = A;
+    type Out = O;
+    #[inline(always)]
+    fn init(&self, _: usize) -> A {
+        if self.prod { A::ONE } else { A::ZERO }
+    }
+    #[inline(always)]
+    fn fresh(&self, _: A) -> A {
+        self.init(0)
+    }
+    #[inline(always)]
+    fn step(&self, acc: A, x: T, _: usize) -> A {
+        self.combine(acc, convert_value::<T, A>(x))
+    }
+    #[inline(always)]
+    fn combine(&self, a: A, b: A) -> A {
+        if self.prod { a.mul(b) } else { a.add(b) }
+    }
+    #[inline(always)]
+    fn finish(&self, acc: A) -> O {
+        let sum = convert_value::<A, O>(acc);
+        match self.mean_of {
+            // PyTorch's mean is `sum(dtype) / n`: an f16/bf16 sum is rounded to its dtype
+            // before the division (a no-op for f32/f64).
+            Some(n) => convert_value::<A, O>(convert_value::<O, A>(sum).div_count(n)),
+            None => sum,
+        }
+    }
+    // Specialised so that the `prod` flag is tested once per run, not per element.
+    #[inline(always)]
+    fn run(&self, acc: A, xs: &[T], _: usize) -> A {
+        if self.prod {
+            lanes(acc, xs, A::ONE, |a, b| a.mul(b))
+        } else {
+            lanes(acc, xs, A::ZERO, |a, b| a.add(b))
+        }
+    }
+}
+
+/// [`Reducer::run`] for a plain fold `f` with identity `id`.
+#[inline(always)]
+fn lanes<T: Element, A: AccNum>(acc: A, xs: &[T], id: A, f: impl Fn(A, A) -> A) -> A {
+    const L: usize = super::engine::LANES;
+    let mut l = [id; L];
+    let mut blocks = xs.chunks_exact(L);
+    for b in &mut blocks {
+        for k in 0..L {
+            l[k] = f(l[k], convert_value::<T, A>(b[k]));
+        }
+    }
+    let mut tail = id;
+    for &x in blocks.remainder() {
+        tail = f(tail, convert_value::<T, A>(x));
+    }
+    let mut w = L;
+    while w > 1 {
+        w /= 2;
+        for k in 0..w {
+            l[k] = f(l[k], l[k + w]);
+        }
+    }
+    f(acc, f(l[0], tail))
+}
+
+/// `amax`/`amin`: NaN propagates.
+pub(crate) struct Extreme<T> {
+    pub(crate) max: bool,
+    pub(crate) _p: PhantomData<fn(T)>,
+}
+
+impl<T: Extremum> Extreme<T> {
+    pub(crate) fn new(max: bool) -> Self {
+        Extreme {
+            max,
+            _p: PhantomData,
+        }
+    }
+}
+
+impl<T: Extremum> Reducer for Extreme<T> {
+    type In = T;
+    type Acc = T;
+    type Out = T;
+    #[inline(always)]
+    fn init(&self, _: usize) -> T {
+        if self.max { T::LOWEST } else { T::HIGHEST }
+    }
+    #[inline(always)]
+    fn fresh(&self, _: T) -> T {
+        self.init(0)
+    }
+    #[inline(always)]
+    fn step(&self, acc: T, x: T, _: usize) -> T {
+        self.combine(acc, x)
+    }
+    #[inline(always)]
+    fn combine(&self, a: T, b: T) -> T {
+        let better = if self.max { b > a } else { b < a };
+        if better || b.is_nan_elem() { b } else { a }
+    }
+    #[inline(always)]
+    fn finish(&self, acc: T) -> T {
+        acc
+    }
+}
+
+/// `argmax`/`argmin` and `max(dim)`/`min(dim)`: the first index of the extreme value, NaN
+/// counting as the extreme. The state is (value, index); `usize::MAX` is "no element yet".
+pub(crate) struct Arg<T, O> {
+    pub(crate) max: bool,
+    pub(crate) _p: PhantomData<fn(T) -> O>,
+}
+
+impl<T: Extremum, O> Arg<T, O> {
+    pub(crate) fn new(max: bool) -> Self {
+        Arg {
+            max,
+            _p: PhantomData,
+        }
+    }
+    #[inline(always)]
+    fn beats(&self, x: T, y: T) -> bool {
+        (x.is_nan_elem() && !y.is_nan_elem()) || if self.max { x > y } else { x < y }
+    }
+}
+
+/// How an [`Arg`] reduction writes its result: the index, or the value and the index.
+pub(crate) trait ArgOut<T>: super::engine::OutValue {
+    fn from_pair(v: T, i: i64) -> Self;
+}
+impl<T> ArgOut<T> for i64 {
+    #[inline(always)]
+    fn from_pair(_: T, i: i64) -> i64 {
+        i
+    }
+}
+impl<T: Element> ArgOut<T> for WithIndex<T> {
+    #[inline(always)]
+    fn from_pair(v: T, i: i64) -> Self {
+        WithIndex(v, i)
+    }
+}
+
+impl<T: Extremum, O: ArgOut<T>> Reducer for Arg<T, O> {
+    type In = T;
+    type Acc = (T, usize);
+    type Out = O;
+    #[inline(always)]
+    fn init(&self, _: usize) -> (T, usize) {
+        (T::ZERO, usize::MAX)
+    }
+    #[inline(always)]
+    fn fresh(&self, _: (T, usize)) -> (T, usize) {
+        self.init(0)
+    }
+    #[inline(always)]
+    fn step(&self, acc: (T, usize), x: T, i: usize) -> (T, usize) {
+        if acc.1 == usize::MAX || self.beats(x, acc.0) {
+            (x, i)
+        } else {
+            acc
+        }
+    }
+    #[inline(always)]
+    fn combine(&self, a: (T, usize), b: (T, usize)) -> (T, usize) {
+        if a.1 == usize::MAX {
+            return b;
+        }
+        if b.1 == usize::MAX || self.beats(a.0, b.0) {
+            return a;
+        }
+        if self.beats(b.0, a.0) || b.1 < a.1 {
+            b
+        } else {
+            a
+        }
+    }
+    #[inline(always)]
+    fn finish(&self, acc: (T, usize)) -> O {
+        O::from_pair(acc.0, acc.1 as i64)
+    }
+}
+
+/// `any`/`all`: nonzero (NaN included) is true.
+pub(crate) struct AnyAll<T, O> {
+    pub(crate) all: bool,
+    pub(crate) _p: PhantomData<fn(T) -> O>,
+}
+
+impl<T: Element, O: Element> AnyAll<T, O> {
+    pub(crate) fn new(all: bool) -> Self {
+        AnyAll {
+            all,
+            _p: PhantomData,
+        }
+    }
+}
+
+impl<T: Element, O: Element> Reducer for AnyAll<T, O> {
+    type In = T;
+    type Acc = bool;
+    type Out = O;
+    #[inline(always)]
+    fn init(&self, _: usize) -> bool {
+        self.all
+    }
+    #[inline(always)]
+    fn fresh(&self, _: bool) -> bool {
+        self.all
+    }
+    #[inline(always)]
+    fn step(&self, acc: bool, x: T, _: usize) -> bool {
+        // `x != 0`, NaN included (NaN != 0).
+        let t = x != T::ZERO;
+        if self.all { acc & t } else { acc | t }
+    }
+    #[inline(always)]
+    fn combine(&self, a: bool, b: bool) -> bool {
+        if self.all { a & b } else { a | b }
+    }
+    #[inline(always)]
+    fn finish(&self, acc: bool) -> O {
+        convert_value::<bool, O>(acc)
+    }
+}
+
+/// Second pass of `var`/`std`: the sum of squared deviations from each output's mean (first
+/// pass), in `F`; finished as `s / (n - correction)` (NaN when that is not positive).
+pub(crate) struct SquaredDeviation<'m, T, F> {
+    pub(crate) means: &'m [F],
+    pub(crate) divisor: f64,
+    pub(crate) sqrt: bool,
+    pub(crate) _p: PhantomData<fn(T)>,
+}
+
+impl<T: Element, F: FloatAcc> Reducer for SquaredDeviation<'_, T, F> {
+    type In = T;
+    type Acc = (F, F);
+    type Out = T;
+    #[inline(always)]
+    fn init(&self, out: usize) -> (F, F) {
+        (F::ZERO, self.means[out])
+    }
+    #[inline(always)]
+    fn fresh(&self, like: (F, F)) -> (F, F) {
+        (F::ZERO, like.1)
+    }
+    #[inline(always)]
+    fn step(&self, acc: (F, F), x: T, _: usize) -> (F, F) {
+        let d = convert_value::<T, F>(x).sub(acc.1);
+        (acc.0.add(d.mul(d)), acc.1)
+    }
+    #[inline(always)]
+    fn combine(&self, a: (F, F), b: (F, F)) -> (F, F) {
+        (a.0.add(b.0), a.1)
+    }
+    #[inline(always)]
+    fn finish(&self, acc: (F, F)) -> T {
+        let v = if self.divisor > 0.0 {
+            acc.0.to_f64() / self.divisor
+        } else {
+            f64::NAN
+        };
+        let v = if self.sqrt { v.sqrt() } else { v };
+        convert_value::<f64, T>(v)
+    }
+}
+
+/// `sum(exp(x - shift))` per output, the shift read from `shifts` (each row's maximum, from a
+/// first pass). `finish` gives `log(sum) + shift` (logsumexp); softmax reads the raw sum.
+pub(crate) struct ExpSum<'m, T, F, O> {
+    pub(crate) shifts: &'m [F],
+    pub(crate) log: bool,
+    pub(crate) _p: PhantomData<fn(T) -> O>,
+}
+
+impl<T: Element, F: FloatAcc, O: Element> Reducer for ExpSum<'_, T, F, O> {
+    type In = T;
+    type Acc = (F, F);
+    type Out = O;
+    #[inline(always)]
+    fn init(&self, out: usize) -> (F, F) {
+        (F::ZERO, self.shifts[out])
+    }
+    #[inline(always)]
+    fn fresh(&self, like: (F, F)) -> (F, F) {
+        (F::ZERO, like.1)
+    }
+    #[inline(always)]
+    fn step(&self, acc: (F, F), x: T, _: usize) -> (F, F) {
+        (acc.0.add(convert_value::<T, F>(x).sub(acc.1).exp()), acc.1)
+    }
+    #[inline(always)]
+    fn combine(&self, a: (F, F), b: (F, F)) -> (F, F) {
+        (a.0.add(b.0), a.1)
+    }
+    #[inline(always)]
+    fn finish(&self, acc: (F, F)) -> O {
+        let v = if self.log {
+            acc.0.ln().add(acc.1)
+        } else {
+            acc.0
+        };
+        convert_value::<F, O>(v)
+    }
+}

@@ -1,0 +1,180 @@
+//! Element-type facts of the reductions: accumulation types, the extreme values, and the
+//! compile-time result types of the typed API (`Tensor<i32>::sum` is a `Tensor<i64>`).
+//! One row per dtype in [`reduce_types!`]; `DType`-level rules in `plan.rs` read the same facts.
+
+use crate::DynElement;
+use crate::element::Element;
+use half::{bf16, f16};
+
+/// An accumulator of `sum`/`prod`/`mean`: i64 (wrapping, for integers and bool), f32 (for
+/// f16/bf16/f32), f64.
+pub trait AccNum: Element {
+    fn add(self, b: Self) -> Self;
+    fn mul(self, b: Self) -> Self;
+    /// `self / n` (`mean`; only float accumulators are divided).
+    fn div_count(self, n: usize) -> Self;
+}
+
+impl AccNum for i64 {
+    #[inline(always)]
+    fn add(self, b: i64) -> i64 {
+        self.wrapping_add(b)
+    }
+    #[inline(always)]
+    fn mul(self, b: i64) -> i64 {
+        self.wrapping_mul(b)
+    }
+    #[inline(always)]
+    fn div_count(self, n: usize) -> i64 {
+        if n == 0 { 0 } else { self / n as i64 }
+    }
+}
+
+/// The float computation types of `var`, `logsumexp` and `softmax`.
+pub trait FloatAcc: AccNum {
+    fn sub(self, b: Self) -> Self;
+    fn div(self, b: Self) -> Self;
+    fn exp(self) -> Self;
+    fn ln(self) -> Self;
+    fn to_f64(self) -> f64;
+    fn is_finite_acc(self) -> bool;
+    const NEG_INFINITY: Self;
+}
+
+macro_rules! float_acc {
+    ($t:ty, $exp:expr) => {
+        impl AccNum for $t {
+            #[inline(always)]
+            fn add(self, b: $t) -> $t {
+                self + b
+            }
+            #[inline(always)]
+            fn mul(self, b: $t) -> $t {
+                self * b
+            }
+            #[inline(always)]
+            fn div_count(self, n: usize) -> $t {
+                self / n as $t
+            }
+        }
+        impl FloatAcc for $t {
+            #[inline(always)]
+            fn sub(self, b: $t) -> $t {
+                self - b
+            }
+            #[inline(always)]
+            fn div(self, b: $t) -> $t {
+                self / b
+            }
+            #[inline(always)]
+            fn exp(self) -> $t {
+                $exp(self)
+            }
+            #[inline(always)]
+            fn ln(self) -> $t {
+                <$t>::ln(self)
+            }
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn is_finite_acc(self) -> bool {
+                self.is_finite()
+            }
+            const NEG_INFINITY: $t = <$t>::NEG_INFINITY;
+        }
+    };
+}
+float_acc!(f32, exp_f32);
+float_acc!(f64, f64::exp);
+
+/// `e^x` in f32 through the branch-free (vectorizable) polynomial, with the overflow and
+/// underflow ends made exact (`exp_f32` clamps its argument, so it never returns inf or 0).
+#[inline(always)]
+fn exp_f32(x: f32) -> f32 {
+    let e = crate::functors::fastmath::exp_f32(x);
+    if x > 88.722_84 {
+        f32::INFINITY
+    } else if x < -103.972_08 {
+        0.0
+    } else {
+        e
+    }
+}
+
+/// The order facts of `amax`/`argmax`: the identity of max and min, and NaN.
+pub trait Extremum: Element {
+    /// The identity of `max` (-inf for floats, `MIN` for integers, false).
+    const LOWEST: Self;
+    /// The identity of `min`.
+    const HIGHEST: Self;
+    fn is_nan_elem(self) -> bool;
+}
+
+/// Per element type: what its reductions produce (typed API) and accumulate in.
+pub trait ReduceElement: Extremum + DynElement {
+    /// `sum`/`prod` result: i64 for integers and bool, the type itself for floats.
+    type Sum: DynElement;
+    /// `sum`/`prod`/`mean` accumulator.
+    type SumAcc: AccNum;
+    /// `any`/`all` result: u8 for u8, bool otherwise.
+    type AnyAll: DynElement;
+    /// `logsumexp` result: f32 (the default float dtype) for integers and bool.
+    type Lse: DynElement;
+}
+
+/// The float element types: `mean`, `var`, `std`, `softmax` and `log_softmax` exist on
+/// `Tensor<T>` only for these (on integers they are compile errors, as they are runtime errors
+/// in PyTorch without a float `dtype`).
+pub trait ReduceFloat: ReduceElement {
+    /// The computation type of `var`/`std` (f64, PyTorch's CPU accumulation type for f32) and
+    /// of `logsumexp`/`softmax` (f32 for f16/bf16/f32, f64 for f64).
+    type Exp: FloatAcc + DynElement;
+}
+
+macro_rules! reduce_types {
+    ($($t:ty: $lo:expr, $hi:expr, nan $nan:expr; sum $sum:ty, $acc:ty; any $any:ty; lse $lse:ty;)*) => {$(
+        impl Extremum for $t {
+            const LOWEST: $t = $lo;
+            const HIGHEST: $t = $hi;
+            #[inline(always)]
+            #[allow(clippy::redundant_closure_call, clippy::eq_op)]
+            fn is_nan_elem(self) -> bool {
+                ($nan)(self)
+            }
+        }
+        impl ReduceElement for $t {
+            type Sum = $sum;
+            type SumAcc = $acc;
+            type AnyAll = $any;
+            type Lse = $lse;
+        }
+    )*};
+}
+
+reduce_types! {
+    bool: false, true, nan |_| false; sum i64, i64; any bool; lse f32;
+    u8: u8::MIN, u8::MAX, nan |_| false; sum i64, i64; any u8; lse f32;
+    i8: i8::MIN, i8::MAX, nan |_| false; sum i64, i64; any bool; lse f32;
+    i16: i16::MIN, i16::MAX, nan |_| false; sum i64, i64; any bool; lse f32;
+    i32: i32::MIN, i32::MAX, nan |_| false; sum i64, i64; any bool; lse f32;
+    i64: i64::MIN, i64::MAX, nan |_| false; sum i64, i64; any bool; lse f32;
+    f16: f16::NEG_INFINITY, f16::INFINITY, nan |x: f16| x.is_nan(); sum f16, f32; any bool; lse f16;
+    bf16: bf16::NEG_INFINITY, bf16::INFINITY, nan |x: bf16| x.is_nan(); sum bf16, f32; any bool; lse bf16;
+    f32: f32::NEG_INFINITY, f32::INFINITY, nan |x: f32| x.is_nan(); sum f32, f32; any bool; lse f32;
+    f64: f64::NEG_INFINITY, f64::INFINITY, nan |x: f64| x.is_nan(); sum f64, f64; any bool; lse f64;
+}
+
+impl ReduceFloat for f16 {
+    type Exp = f32;
+}
+impl ReduceFloat for bf16 {
+    type Exp = f32;
+}
+impl ReduceFloat for f32 {
+    type Exp = f32;
+}
+impl ReduceFloat for f64 {
+    type Exp = f64;
+}
