@@ -638,6 +638,8 @@ fn run_all(o: Opts) {
     }
     drop((a, bb, out, lim));
 
+    reductions(&mut b, th);
+
     // Tiny: 4 elements; limit = ndarray's `&a + &b` (fresh).
     {
         let ta = to_dyn(vec![1f32, 2.0, 3.0, 4.0], &[4]);
@@ -689,4 +691,169 @@ fn run_all(o: Opts) {
         );
     }
     b.print();
+}
+
+/// A plain slice fold with 16 independent accumulators, split over `th` threads: the in-run
+/// limit of the reduction rows (issue 14).
+fn lim_fold<T: Copy + Sync, A: Copy + Send + Sync>(
+    th: usize,
+    s: &[T],
+    zero: A,
+    f: impl Fn(A, T) -> A + Sync,
+    g: impl Fn(A, A) -> A + Sync,
+) -> A {
+    use rayon::prelude::*;
+    let fold = |c: &[T]| {
+        let mut l = [zero; 16];
+        let mut it = c.chunks_exact(16);
+        for b in &mut it {
+            for k in 0..16 {
+                l[k] = f(l[k], b[k]);
+            }
+        }
+        let mut t = zero;
+        for &x in it.remainder() {
+            t = f(t, x);
+        }
+        l.iter().fold(t, |a, &b| g(a, b))
+    };
+    if th == 1 {
+        fold(s)
+    } else {
+        s.par_chunks(s.len().div_ceil(th))
+            .map(fold)
+            .reduce(|| zero, &g)
+    }
+}
+
+/// Reduction rows: 16M elements ([4096, 4096]), full and per-dim; limits are plain slice folds
+/// over the same bytes (and weft's own `exp` for the softmax family).
+fn reductions(b: &mut Bench, th: usize) {
+    let a = to_dyn(rand_f32(N, 21), &[SIDE, SIDE]);
+    let sa = slice::<f32>(&a);
+    let bytes = 4.0 * N as f64;
+    let mut sum_limit = || {
+        black_box(lim_fold(th, sa, 0f32, |a, x| a + x, |a, b| a + b));
+    };
+    let mut max_limit = || {
+        black_box(lim_fold(
+            th,
+            sa,
+            f32::NEG_INFINITY,
+            |a, x| if x > a || x.is_nan() { x } else { a },
+            |a, b| if b > a { b } else { a },
+        ));
+    };
+    let rows: [(&str, &dyn Fn() -> DynTensor, &str); 12] = [
+        (
+            "reduce_sum",
+            &|| a.sum((), false),
+            "a.sum(()) full; limit = 16-accumulator slice sum",
+        ),
+        ("reduce_mean", &|| a.mean((), false), "a.mean(())"),
+        ("reduce_any", &|| a.any((), false), "a.any(()) (f32 input)"),
+        ("reduce_all", &|| a.all((), false), "a.all(()) (f32 input)"),
+        (
+            "reduce_sum_dim1",
+            &|| a.sum(1, false),
+            "sum over the inner dim of [4096, 4096]",
+        ),
+        (
+            "reduce_sum_dim0",
+            &|| a.sum(0, false),
+            "sum over the outer dim of [4096, 4096]",
+        ),
+        (
+            "reduce_var",
+            &|| a.var((), 1.0, false),
+            "a.var(()) (two passes, f64 accumulation)",
+        ),
+        (
+            "reduce_std_dim1",
+            &|| a.std(1, 1.0, false),
+            "std over the inner dim",
+        ),
+        ("reduce_argmax", &|| a.argmax(None, false), "a.argmax(None)"),
+        (
+            "reduce_max_dim1",
+            &|| a.max_dim(1, false).0,
+            "max(dim=1): values and indices",
+        ),
+        (
+            "reduce_amax",
+            &|| a.amax((), false),
+            "a.amax(()); limit = 16-accumulator max",
+        ),
+        (
+            "reduce_amax_dim0",
+            &|| a.amax(0, false),
+            "amax over the outer dim",
+        ),
+    ];
+    for (name, op, note) in rows {
+        let lim: &mut dyn FnMut() =
+            if name.contains("amax") || name.contains("arg") || name.contains("max_dim") {
+                &mut max_limit
+            } else {
+                &mut sum_limit
+            };
+        b.run(name, bytes, &mut || drop(black_box(op())), lim, None, note);
+    }
+    {
+        let ai = to_dyn(
+            (0..N as i32)
+                .map(|i| i.wrapping_mul(2654435761u32 as i32) >> 8)
+                .collect::<Vec<i32>>(),
+            &[SIDE, SIDE],
+        );
+        let si = slice::<i32>(&ai);
+        b.run(
+            "reduce_sum_i32",
+            bytes,
+            &mut || drop(black_box(ai.sum((), false))),
+            &mut || {
+                black_box(lim_fold(
+                    th,
+                    si,
+                    0i64,
+                    |a, x| a.wrapping_add(x as i64),
+                    |a, b| a.wrapping_add(b),
+                ));
+            },
+            None,
+            "i32 sum into i64; limit = i64-accumulator slice sum",
+        );
+    }
+    // The softmax family against weft's own exp over the same elements.
+    let ex = DynTensor::zeros(DType::F32, &[SIDE, SIDE]).unwrap();
+    let mut exp_limit = || a.exp_out(&ex);
+    let soft: [(&str, &dyn Fn() -> DynTensor, &str); 5] = [
+        (
+            "reduce_logsumexp_dim1",
+            &|| a.logsumexp(1, false),
+            "logsumexp(dim=1); limit = weft a.exp_out",
+        ),
+        ("reduce_softmax_dim1", &|| a.softmax(1), "softmax(dim=1)"),
+        (
+            "reduce_log_softmax_dim1",
+            &|| a.log_softmax(1),
+            "log_softmax(dim=1)",
+        ),
+        (
+            "reduce_logsumexp_dim0",
+            &|| a.logsumexp(0, false),
+            "logsumexp(dim=0)",
+        ),
+        ("reduce_softmax_dim0", &|| a.softmax(0), "softmax(dim=0)"),
+    ];
+    for (name, op, note) in soft {
+        b.run(
+            name,
+            bytes,
+            &mut || drop(black_box(op())),
+            &mut exp_limit,
+            None,
+            note,
+        );
+    }
 }

@@ -46,12 +46,10 @@ impl<T: Element, A: AccNum, O: Element> Reducer for Fold<T, A, O> {
     }
     #[inline(always)]
     fn finish(&self, acc: A) -> O {
-        let sum = convert_value::<A, O>(acc);
+        // PyTorch's CPU mean of f16/bf16 sums and divides in f32 and rounds once.
         match self.mean_of {
-            // PyTorch's mean is `sum(dtype) / n`: an f16/bf16 sum is rounded to its dtype
-            // before the division (a no-op for f32/f64).
-            Some(n) => convert_value::<A, O>(convert_value::<O, A>(sum).div_count(n)),
-            None => sum,
+            Some(n) => convert_value::<A, O>(acc.div_count(n)),
+            None => convert_value::<A, O>(acc),
         }
     }
     // Specialised so that the `prod` flag is tested once per run, not per element.
