@@ -735,15 +735,6 @@ fn reductions(b: &mut Bench, th: usize) {
     let mut sum_limit = || {
         black_box(lim_fold(th, sa, 0f32, |a, x| a + x, |a, b| a + b));
     };
-    let mut max_limit = || {
-        black_box(lim_fold(
-            th,
-            sa,
-            f32::NEG_INFINITY,
-            |a, x| if x > a || x.is_nan() { x } else { a },
-            |a, b| if b > a { b } else { a },
-        ));
-    };
     let rows: [(&str, &dyn Fn() -> DynTensor, &str); 12] = [
         (
             "reduce_sum",
@@ -791,13 +782,14 @@ fn reductions(b: &mut Bench, th: usize) {
         ),
     ];
     for (name, op, note) in rows {
-        let lim: &mut dyn FnMut() =
-            if name.contains("amax") || name.contains("arg") || name.contains("max_dim") {
-                &mut max_limit
-            } else {
-                &mut sum_limit
-            };
-        b.run(name, bytes, &mut || drop(black_box(op())), lim, None, note);
+        b.run(
+            name,
+            bytes,
+            &mut || drop(black_box(op())),
+            &mut sum_limit,
+            None,
+            note,
+        );
     }
     {
         let ai = to_dyn(

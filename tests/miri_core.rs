@@ -112,3 +112,24 @@ fn typed_ops_run_on_handle_free_views() {
     drop(c);
     assert_eq!(keep.to_vec(), vec![-2.0, -6.0, -12.0]);
 }
+
+/// The reduction engine's loop shapes (inner contiguous, inner strided, outer, chunked, empty,
+/// softmax's elementwise pass), serially (60 elements: below the engine's grain under Miri);
+/// exact arithmetic only.
+#[test]
+fn reduction_loop_shapes() {
+    let x = DynTensor::from(Tensor::<f32>::from_fn(&[6, 10], |i| (i % 7) as f32).unwrap());
+    let inner = x.sum(1, false).to_values();
+    let outer = x.sum(0, false).to_values();
+    let strided = x.t().sum(0, false).to_values();
+    assert_eq!(inner, strided);
+    assert_eq!(inner.len(), 6);
+    assert_eq!(outer.len(), 10);
+    assert_eq!(x.sum((), false).to_values(), vec![weft::Value::F32(174.0)]);
+    let (v, i) = x.max_dim(0, false);
+    assert_eq!((v.numel(), i.numel()), (10, 10));
+    assert_eq!(x.argmax(None, false).to_values(), vec![weft::Value::Int(6)]);
+    let e = DynTensor::zeros(DType::F32, &[0, 3]).unwrap();
+    assert_eq!(e.sum(0, false).numel(), 3);
+    assert_eq!(x.softmax(1).shape(), &[6, 10]);
+}

@@ -328,7 +328,14 @@ fn iterator_on_two_rayon_threads_with_a_concurrent_reader() {
     std::thread::scope(|s| {
         s.spawn(|| {
             pool.install(|| {
-                let it = TensorIterator::binary_op(Some(&out), &a, &a).unwrap();
+                // The reader may hold its shared borrow right now: a conflict, retried.
+                let it = loop {
+                    match TensorIterator::binary_op(Some(&out), &a, &a) {
+                        Ok(it) => break it,
+                        Err(weft::Error::BorrowConflict { .. }) => std::thread::yield_now(),
+                        Err(e) => panic!("{e}"),
+                    }
+                };
                 it.for_each(LoopCost::Grain(4), |p, st, len| {
                     for k in 0..len as isize {
                         // SAFETY: the iterator's pointers and byte strides for this run;
@@ -352,4 +359,41 @@ fn iterator_on_two_rayon_threads_with_a_concurrent_reader() {
     });
     let v = out.as_typed::<f32>().unwrap().to_vec();
     assert!(v.iter().enumerate().all(|(i, &x)| x == i as f32 + 1.0));
+}
+
+/// The reductions' parallel paths (chunked full reduction, many outputs, the outer loop shape)
+/// on two rayon threads, with a concurrent reader of the input; the results do not depend on
+/// the thread count. (Under Miri the engine's chunk and grain are small, so these sizes reach
+/// the parallel paths.)
+#[test]
+fn reductions_on_two_rayon_threads() {
+    let x = DynTensor::from(Tensor::<f32>::from_fn(&[12, 24], |i| (i % 5) as f32).unwrap());
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let two = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let run = |pool: &rayon::ThreadPool| {
+        pool.install(|| {
+            [
+                x.sum((), false),
+                x.sum(1, false),
+                x.sum(0, false),
+                x.amax(0, false),
+                x.argmax(None, false),
+            ]
+            .map(|t| t.to_values())
+        })
+    };
+    let reader = x.share();
+    let (serial, parallel) = std::thread::scope(|s| {
+        let r = s.spawn(|| reader.sum((), false).to_values());
+        let p = run(&two);
+        r.join().unwrap();
+        (run(&one), p)
+    });
+    assert_eq!(serial, parallel);
 }

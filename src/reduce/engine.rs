@@ -27,13 +27,14 @@ use rayon::prelude::*;
 pub(crate) const LANES: usize = 16;
 /// Reduced elements per chunk: the unit of parallel work for long reductions and of the
 /// pairwise combination.
-pub(crate) const CHUNK: usize = 16384;
+/// (Small under Miri, so that its tests reach the chunked paths.)
+pub(crate) const CHUNK: usize = if cfg!(miri) { 32 } else { 16384 };
 /// Outputs per work item in the outer loop shape.
-const COLS: usize = 256;
+const COLS: usize = if cfg!(miri) { 8 } else { 256 };
 /// Rows summed into a fresh accumulator before it is combined (outer loop shape).
 const SUB_ROWS: usize = 128;
 /// Elements of work below which a reduction runs on the calling thread.
-const GRAIN: usize = 32768;
+const GRAIN: usize = if cfg!(miri) { 64 } else { 32768 };
 
 /// One reduction: how an output's state starts, takes an element, merges with another state and
 /// becomes the output value(s). `combine` must be associative for the states this produces; the
@@ -461,7 +462,43 @@ pub(crate) fn map_rows<T: Element, F: Element, O: Element>(
     f: impl Fn(T, F, F) -> O + Sync,
 ) {
     debug_assert!(it.dtype(0) == O::DTYPE && it.dtype(1) == T::DTYPE && it.dtype(2) == F::DTYPE);
+    let (ts, fs, os) = (
+        size_of::<T>() as isize,
+        size_of::<F>() as isize,
+        size_of::<O>() as isize,
+    );
     it.for_each(crate::iter::LoopCost::Expensive, |p, s, n| {
+        if s[0] == os && s[1] == ts && (s[2], s[3]) == (0, 0) {
+            // A contiguous row with its row values: slices, one load of the row values.
+            // SAFETY: as below, with unit strides for operands 0 and 1 and stride 0 for 2, 3.
+            let (out, x, a, b) = unsafe {
+                (
+                    core::slice::from_raw_parts_mut(p[0].cast::<O>(), n),
+                    core::slice::from_raw_parts(p[1].cast::<T>(), n),
+                    p[2].cast::<F>().read(),
+                    p[3].cast::<F>().read(),
+                )
+            };
+            for (o, &x) in out.iter_mut().zip(x) {
+                *o = f(x, a, b);
+            }
+            return;
+        }
+        if s[0] == os && s[1] == ts && s[2] == fs && s[3] == fs {
+            // SAFETY: as below, with unit strides for every operand.
+            let (out, x, a, b) = unsafe {
+                (
+                    core::slice::from_raw_parts_mut(p[0].cast::<O>(), n),
+                    core::slice::from_raw_parts(p[1].cast::<T>(), n),
+                    core::slice::from_raw_parts(p[2].cast::<F>(), n),
+                    core::slice::from_raw_parts(p[3].cast::<F>(), n),
+                )
+            };
+            for (((o, &x), &a), &b) in out.iter_mut().zip(x).zip(a).zip(b) {
+                *o = f(x, a, b);
+            }
+            return;
+        }
         for k in 0..n as isize {
             // SAFETY: `for_each`'s contract: operand `i` holds `n` elements of its dtype
             // (checked above) at byte stride `s[i]`; only output 0 is written, each element of

@@ -2,7 +2,7 @@
 
 use super::engine::{self, Reducer, WithIndex};
 use super::plan::{self, Plan};
-use super::reducers::{AnyAll, Arg, ExpSum, Extreme, Fold, SquaredDeviation};
+use super::reducers::{AnyAll, Arg, ExpSum, Extreme, Fold, Variance};
 use super::types::{FloatAcc, ReduceElement, ReduceFloat};
 use super::{Dims, ReduceArgs, ReduceOp};
 use crate::dtype::DType;
@@ -195,29 +195,15 @@ fn values<T: DynElement>(t: &DynTensor) -> Result<Vec<T>> {
         .try_to_vec()
 }
 
-/// `var`/`std`: the mean of each output (in f64), then the sum of squared deviations from it.
+/// `var`/`std` (one pass over the data: see [`Variance`]).
 fn variance<T: ReduceFloat>(
     op: ReduceOp,
     x: &DynTensor,
     p: &Plan,
     correction: f64,
 ) -> Result<Vec<DynTensor>> {
-    let keep = Plan {
-        keep_shape: p.keep_shape.clone(),
-        out_shape: p.keep_shape.clone(),
-        count: p.count,
-    };
-    let means = run(
-        op,
-        x,
-        &keep,
-        &[DType::F64],
-        &Fold::<T, f64, f64>::new(false, Some(p.count)),
-    )?;
-    let means = values::<f64>(&means[0])?;
-    let r = SquaredDeviation::<T, f64> {
-        means: &means,
-        divisor: p.count as f64 - correction,
+    let r = Variance::<T> {
+        correction,
         sqrt: op == ReduceOp::Std,
         _p: core::marker::PhantomData,
     };

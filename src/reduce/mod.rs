@@ -9,8 +9,20 @@
 //!   reordered and coalesced) and the deterministic runner (fixed chunks, fixed combination
 //!   tree: bit-identical results for any thread count); the only `unsafe` of the reductions.
 //! * `reducers.rs`: the per-op state machines; `types.rs`: accumulation and result types.
-//! * `exec.rs`: each op in terms of those (two passes for `var`/`std`, max-shifted
+//! * `exec.rs`: each op in terms of those (one-read moments for `var`/`std`, max-shifted
 //!   `logsumexp`/`softmax`).
+//!
+//! Typed results are compile-time types: `Tensor<i32>::sum` is a `Tensor<i64>`, and `mean`
+//! (like `var`, `std`, `softmax`) does not exist on integer tensors:
+//!
+//! ```compile_fail
+//! let _ = weft::Tensor::<i32>::zeros(&[2]).mean((), false);
+//! ```
+//!
+//! ```
+//! let s: weft::Tensor<i64> = weft::Tensor::<i32>::ones(&[2]).sum((), false);
+//! assert_eq!(s.item().unwrap(), 2);
+//! ```
 
 mod api;
 mod engine;

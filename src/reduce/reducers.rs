@@ -128,6 +128,15 @@ impl<T: Extremum> Reducer for Extreme<T> {
     fn finish(&self, acc: T) -> T {
         acc
     }
+    #[inline(always)]
+    fn run(&self, acc: T, xs: &[T], _: usize) -> T {
+        let (m, nan) = T::block_extreme(xs, self.max);
+        match nan.then(|| xs.iter().find(|x| x.is_nan_elem())).flatten() {
+            Some(&n) => self.combine(acc, n),
+            None if xs.is_empty() => acc,
+            None => self.combine(acc, m),
+        }
+    }
 }
 
 /// `argmax`/`argmin` and `max(dim)`/`min(dim)`: the first index of the extreme value, NaN
@@ -205,6 +214,27 @@ impl<T: Extremum, O: ArgOut<T>> Reducer for Arg<T, O> {
     fn finish(&self, acc: (T, usize)) -> O {
         O::from_pair(acc.0, acc.1 as i64)
     }
+    /// Blocks of 1024: the block's extreme (vectorized), and only when it beats the state so
+    /// far, the index of its first occurrence (or of the first NaN).
+    #[inline(always)]
+    fn run(&self, mut acc: (T, usize), xs: &[T], index0: usize) -> (T, usize) {
+        for (b, block) in xs.chunks(1024).enumerate() {
+            let (m, nan) = T::block_extreme(block, self.max);
+            let base = index0 + b * 1024;
+            let cand = if nan {
+                let i = block.iter().position(|x| x.is_nan_elem()).unwrap_or(0);
+                (block[i], base + i)
+            } else {
+                if acc.1 != usize::MAX && !self.beats(m, acc.0) {
+                    continue;
+                }
+                let i = block.iter().position(|&x| x == m).unwrap_or(0);
+                (block[i], base + i)
+            };
+            acc = self.combine(acc, cand);
+        }
+        acc
+    }
 }
 
 /// `any`/`all`: nonzero (NaN included) is true.
@@ -250,46 +280,123 @@ impl<T: Element, O: Element> Reducer for AnyAll<T, O> {
     }
 }
 
-/// Second pass of `var`/`std`: the sum of squared deviations from each output's mean (first
-/// pass), in `F`; finished as `s / (n - correction)` (NaN when that is not positive).
-pub(crate) struct SquaredDeviation<'m, T, F> {
-    pub(crate) means: &'m [F],
-    pub(crate) divisor: f64,
+/// `var`/`std` in one read of the data: each contiguous block of up to [`VAR_BLOCK`] elements
+/// gets its exact two-pass mean and sum of squared deviations (the block is in cache for the
+/// second pass), strided elements a Welford update, and states merge by Chan's formula. All in
+/// f64 (PyTorch's CPU accumulation type for f32: a row holding 1e30 has a finite std).
+/// Finished as `m2 / (n - correction)`, NaN when that divisor is not positive.
+pub(crate) struct Variance<T> {
+    pub(crate) correction: f64,
     pub(crate) sqrt: bool,
     pub(crate) _p: PhantomData<fn(T)>,
 }
 
-impl<T: Element, F: FloatAcc> Reducer for SquaredDeviation<'_, T, F> {
+const VAR_BLOCK: usize = 4096;
+
+/// (count, mean, sum of squared deviations from the mean).
+#[derive(Copy, Clone)]
+pub(crate) struct Moments {
+    n: f64,
+    mean: f64,
+    m2: f64,
+}
+
+const NO_MOMENTS: Moments = Moments {
+    n: 0.0,
+    mean: 0.0,
+    m2: 0.0,
+};
+
+impl<T: Element> Reducer for Variance<T> {
     type In = T;
-    type Acc = (F, F);
+    type Acc = Moments;
     type Out = T;
     #[inline(always)]
-    fn init(&self, out: usize) -> (F, F) {
-        (F::ZERO, self.means[out])
+    fn init(&self, _: usize) -> Moments {
+        NO_MOMENTS
     }
     #[inline(always)]
-    fn fresh(&self, like: (F, F)) -> (F, F) {
-        (F::ZERO, like.1)
+    fn fresh(&self, _: Moments) -> Moments {
+        NO_MOMENTS
     }
     #[inline(always)]
-    fn step(&self, acc: (F, F), x: T, _: usize) -> (F, F) {
-        let d = convert_value::<T, F>(x).sub(acc.1);
-        (acc.0.add(d.mul(d)), acc.1)
+    fn step(&self, acc: Moments, x: T, _: usize) -> Moments {
+        let x = convert_value::<T, f64>(x);
+        let n = acc.n + 1.0;
+        let d = x - acc.mean;
+        let mean = acc.mean + d / n;
+        Moments {
+            n,
+            mean,
+            m2: acc.m2 + d * (x - mean),
+        }
     }
     #[inline(always)]
-    fn combine(&self, a: (F, F), b: (F, F)) -> (F, F) {
-        (a.0.add(b.0), a.1)
+    fn combine(&self, a: Moments, b: Moments) -> Moments {
+        if b.n == 0.0 {
+            return a;
+        }
+        if a.n == 0.0 {
+            return b;
+        }
+        let n = a.n + b.n;
+        let d = b.mean - a.mean;
+        Moments {
+            n,
+            mean: a.mean + d * (b.n / n),
+            m2: a.m2 + b.m2 + d * d * (a.n * b.n / n),
+        }
     }
     #[inline(always)]
-    fn finish(&self, acc: (F, F)) -> T {
-        let v = if self.divisor > 0.0 {
-            acc.0.to_f64() / self.divisor
-        } else {
-            f64::NAN
-        };
-        let v = if self.sqrt { v.sqrt() } else { v };
-        convert_value::<f64, T>(v)
+    fn finish(&self, acc: Moments) -> T {
+        let div = acc.n - self.correction;
+        let v = if div > 0.0 { acc.m2 / div } else { f64::NAN };
+        convert_value::<f64, T>(if self.sqrt { v.sqrt() } else { v })
     }
+    #[inline(always)]
+    fn run(&self, mut acc: Moments, xs: &[T], _: usize) -> Moments {
+        for block in xs.chunks(VAR_BLOCK) {
+            let mean = lanes(0f64, block, 0f64, |a, b| a + b) / block.len() as f64;
+            let m2 = lanes_map(block, |x| {
+                let d = convert_value::<T, f64>(x) - mean;
+                d * d
+            });
+            acc = self.combine(
+                acc,
+                Moments {
+                    n: block.len() as f64,
+                    mean,
+                    m2,
+                },
+            );
+        }
+        acc
+    }
+}
+
+/// `sum(g(x))` over `xs` in [`super::engine::LANES`] f64 lanes, fixed combination tree.
+#[inline(always)]
+fn lanes_map<T: Element>(xs: &[T], g: impl Fn(T) -> f64) -> f64 {
+    const L: usize = super::engine::LANES;
+    let mut l = [0f64; L];
+    let mut blocks = xs.chunks_exact(L);
+    for b in &mut blocks {
+        for k in 0..L {
+            l[k] += g(b[k]);
+        }
+    }
+    let mut tail = 0f64;
+    for &x in blocks.remainder() {
+        tail += g(x);
+    }
+    let mut w = L;
+    while w > 1 {
+        w /= 2;
+        for k in 0..w {
+            l[k] += l[k + w];
+        }
+    }
+    l[0] + tail
 }
 
 /// `sum(exp(x - shift))` per output, the shift read from `shifts` (each row's maximum, from a
@@ -319,6 +426,31 @@ impl<T: Element, F: FloatAcc, O: Element> Reducer for ExpSum<'_, T, F, O> {
     #[inline(always)]
     fn combine(&self, a: (F, F), b: (F, F)) -> (F, F) {
         (a.0.add(b.0), a.1)
+    }
+    /// The shift is the same for the whole run: plain lanes of `exp(x - shift)`.
+    #[inline(always)]
+    fn run(&self, acc: (F, F), xs: &[T], _: usize) -> (F, F) {
+        const L: usize = super::engine::LANES;
+        let shift = acc.1;
+        let mut l = [F::ZERO; L];
+        let mut blocks = xs.chunks_exact(L);
+        for b in &mut blocks {
+            for k in 0..L {
+                l[k] = l[k].add(convert_value::<T, F>(b[k]).sub(shift).exp());
+            }
+        }
+        let mut tail = F::ZERO;
+        for &x in blocks.remainder() {
+            tail = tail.add(convert_value::<T, F>(x).sub(shift).exp());
+        }
+        let mut w = L;
+        while w > 1 {
+            w /= 2;
+            for k in 0..w {
+                l[k] = l[k].add(l[k + w]);
+            }
+        }
+        (acc.0.add(l[0].add(tail)), shift)
     }
     #[inline(always)]
     fn finish(&self, acc: (F, F)) -> O {

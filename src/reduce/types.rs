@@ -110,6 +110,46 @@ pub trait Extremum: Element {
     /// The identity of `min`.
     const HIGHEST: Self;
     fn is_nan_elem(self) -> bool;
+
+    /// The maximum (`max`) or minimum of `xs` ignoring NaN, and whether `xs` holds a NaN:
+    /// 16 independent lanes of compare-and-select, which vectorize.
+    #[inline(always)]
+    fn block_extreme(xs: &[Self], max: bool) -> (Self, bool) {
+        const L: usize = 16;
+        let init = if max { Self::LOWEST } else { Self::HIGHEST };
+        let (mut m, mut nan) = ([init; L], [false; L]);
+        let mut blocks = xs.chunks_exact(L);
+        if max {
+            for b in &mut blocks {
+                for k in 0..L {
+                    m[k] = if b[k] > m[k] { b[k] } else { m[k] };
+                    nan[k] |= b[k].is_nan_elem();
+                }
+            }
+        } else {
+            for b in &mut blocks {
+                for k in 0..L {
+                    m[k] = if b[k] < m[k] { b[k] } else { m[k] };
+                    nan[k] |= b[k].is_nan_elem();
+                }
+            }
+        }
+        let mut best = init;
+        let mut any_nan = false;
+        for (&x, &n) in m
+            .iter()
+            .zip(&nan)
+            .chain(blocks.remainder().iter().map(|x| (x, &false)))
+        {
+            best = if (max && x > best) || (!max && x < best) {
+                x
+            } else {
+                best
+            };
+            any_nan |= n || x.is_nan_elem();
+        }
+        (best, any_nan)
+    }
 }
 
 /// Per element type: what its reductions produce (typed API) and accumulate in.
