@@ -40,6 +40,8 @@ const GRAIN: usize = if cfg!(miri) { 64 } else { 32768 };
 /// becomes the output value(s). `combine` must be associative for the states this produces; the
 /// engine fixes the order anyway.
 pub(crate) trait Reducer: Sync {
+    /// Whether `run`/`row` are worth an AVX2 build of their own (see [`run_slice`]).
+    const AVX2: bool = true;
     type In: Element;
     type Acc: Copy + Send + Sync;
     type Out: OutValue;
@@ -125,6 +127,14 @@ impl<T: Element> OutValue for WithIndex<T> {
 /// (each output element is written by one work item) or read-only (inputs).
 #[derive(Copy, Clone)]
 pub(crate) struct SendPtr(*mut u8);
+
+impl SendPtr {
+    /// The pointer (a method, so that closures capture the whole `Send` wrapper).
+    #[inline(always)]
+    fn get(self) -> *mut u8 {
+        self.0
+    }
+}
 // SAFETY: see the type's comment; the pointee outlives the run (the iterator holds it).
 unsafe impl Send for SendPtr {}
 // SAFETY: as for Send.
@@ -232,6 +242,85 @@ fn tree<R: Reducer>(r: &R, parts: &[R::Acc]) -> R::Acc {
     r.combine(tree(r, &parts[..mid]), tree(r, &parts[mid..]))
 }
 
+/// [`Reducer::run`], compiled for AVX2 where the CPU has it, so that the reducers' lanes run
+/// 8 wide without a `target-cpu` build flag (the elementwise kernels do the same). Same
+/// results: Rust contracts no FMA.
+#[inline(always)]
+fn run_slice<R: Reducer>(r: &R, acc: R::Acc, xs: &[R::In], index0: usize) -> R::Acc {
+    #[cfg(target_arch = "x86_64")]
+    if R::AVX2 && xs.len() >= 64 && std::is_x86_feature_detected!("avx2") {
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2<R: Reducer>(r: &R, acc: R::Acc, xs: &[R::In], index0: usize) -> R::Acc {
+            r.run(acc, xs, index0)
+        }
+        // SAFETY: AVX2 is present (checked above); the function has no other precondition.
+        return unsafe { avx2(r, acc, xs, index0) };
+    }
+    r.run(acc, xs, index0)
+}
+
+/// [`Reducer::row`], compiled for AVX2 where the CPU has it (see [`run_slice`]).
+#[inline(always)]
+fn row_slice<R: Reducer>(r: &R, accs: &mut [R::Acc], row: &[R::In], index: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if R::AVX2 && row.len() >= 64 && std::is_x86_feature_detected!("avx2") {
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2<R: Reducer>(r: &R, accs: &mut [R::Acc], row: &[R::In], index: usize) {
+            r.row(accs, row, index)
+        }
+        // SAFETY: AVX2 is present (checked above); the function has no other precondition.
+        return unsafe { avx2(r, accs, row, index) };
+    }
+    r.row(accs, row, index)
+}
+
+/// `out[i] = f(x[i], a[i], b[i])` over slices (`a`/`b` of length 1 are broadcast), compiled
+/// for AVX2 where the CPU has it.
+#[inline(always)]
+fn zip_rows<T: Copy, F: Copy, O>(
+    out: &mut [O],
+    x: &[T],
+    a: &[F],
+    b: &[F],
+    f: &(impl Fn(T, F, F) -> O + Sync),
+) {
+    #[inline(always)]
+    fn body<T: Copy, F: Copy, O>(
+        out: &mut [O],
+        x: &[T],
+        a: &[F],
+        b: &[F],
+        f: &impl Fn(T, F, F) -> O,
+    ) {
+        if a.len() == 1 && b.len() == 1 {
+            let (a, b) = (a[0], b[0]);
+            for (o, &x) in out.iter_mut().zip(x) {
+                *o = f(x, a, b);
+            }
+        } else {
+            for (((o, &x), &a), &b) in out.iter_mut().zip(x).zip(a).zip(b) {
+                *o = f(x, a, b);
+            }
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if out.len() >= 64 && std::is_x86_feature_detected!("avx2") {
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2<T: Copy, F: Copy, O>(
+            out: &mut [O],
+            x: &[T],
+            a: &[F],
+            b: &[F],
+            f: &impl Fn(T, F, F) -> O,
+        ) {
+            body(out, x, a, b, f)
+        }
+        // SAFETY: AVX2 is present (checked above); the function has no other precondition.
+        return unsafe { avx2(out, x, a, b, f) };
+    }
+    body(out, x, a, b, f)
+}
+
 fn buffer<A>(n: usize) -> Result<Vec<A>> {
     let mut v = Vec::new();
     v.try_reserve_exact(n)
@@ -300,7 +389,7 @@ fn fold_chunk<R: Reducer>(
         unsafe {
             let p = input.get().offset(base + off);
             if s0 == 1 {
-                acc = r.run(acc, core::slice::from_raw_parts(p, len), pos);
+                acc = run_slice(r, acc, core::slice::from_raw_parts(p, len), pos);
             } else {
                 for k in 0..len {
                     acc = r.step(acc, p.offset(k as isize * s0).read(), pos + k);
@@ -417,7 +506,7 @@ fn run_outer<R: Reducer>(
                 let row = unsafe {
                     core::slice::from_raw_parts(input.get().offset(ibase + off + j0 as isize), w)
                 };
-                r.row(&mut sub[..w], row, rho);
+                row_slice(r, &mut sub[..w], row, rho);
             }
             for (a, s) in accs[..w].iter_mut().zip(&sub[..w]) {
                 *a = r.combine(*a, *s);
@@ -475,13 +564,11 @@ pub(crate) fn map_rows<T: Element, F: Element, O: Element>(
                 (
                     core::slice::from_raw_parts_mut(p[0].cast::<O>(), n),
                     core::slice::from_raw_parts(p[1].cast::<T>(), n),
-                    p[2].cast::<F>().read(),
-                    p[3].cast::<F>().read(),
+                    core::slice::from_raw_parts(p[2].cast::<F>(), 1),
+                    core::slice::from_raw_parts(p[3].cast::<F>(), 1),
                 )
             };
-            for (o, &x) in out.iter_mut().zip(x) {
-                *o = f(x, a, b);
-            }
+            zip_rows(out, x, a, b, &f);
             return;
         }
         if s[0] == os && s[1] == ts && s[2] == fs && s[3] == fs {
@@ -494,9 +581,7 @@ pub(crate) fn map_rows<T: Element, F: Element, O: Element>(
                     core::slice::from_raw_parts(p[3].cast::<F>(), n),
                 )
             };
-            for (((o, &x), &a), &b) in out.iter_mut().zip(x).zip(a).zip(b) {
-                *o = f(x, a, b);
-            }
+            zip_rows(out, x, a, b, &f);
             return;
         }
         for k in 0..n as isize {
@@ -511,4 +596,56 @@ pub(crate) fn map_rows<T: Element, F: Element, O: Element>(
             }
         }
     });
+}
+
+/// A kernel over one row: its `row` must be `#[inline(always)]`, so that it is compiled into
+/// the AVX2 build of [`map_contiguous_rows`] (a closure would be compiled on its own).
+pub(crate) trait RowKernel<T>: Sync {
+    fn row(&self, xs: &[T], os: &mut [T]);
+}
+
+/// `f.row(x_row, out_row)` for every row of `n` elements of a contiguous input (operand 1) and a
+/// fresh contiguous output of the same shape and dtype `T` (operand 0) of the iterator `it`,
+/// rows in parallel (each row by one thread, so the result does not depend on the thread
+/// count), each row compiled for AVX2 where the CPU has it.
+pub(crate) fn map_contiguous_rows<T: Element, K: RowKernel<T>>(
+    it: &TensorIterator<'_>,
+    n: usize,
+    f: &K,
+) {
+    debug_assert!(it.dtype(0) == T::DTYPE && it.dtype(1) == T::DTYPE && n > 0);
+    let total = it.numel();
+    let (out, x) = (SendPtr(it.base[0]), SendPtrConst(it.base[1] as *const T));
+    let row = |r: usize| {
+        // SAFETY: both operands are contiguous with `total` elements of `T` starting at their
+        // base (the caller builds `it` over such tensors), row `r` is elements `r*n..(r+1)*n`
+        // of each; the output is exclusively borrowed by the iterator and each row is written by
+        // one call only; the input is under its shared borrow.
+        let (xs, os) = unsafe {
+            (
+                core::slice::from_raw_parts(x.get().add(r * n), n),
+                core::slice::from_raw_parts_mut(out.get().cast::<T>().add(r * n), n),
+            )
+        };
+        #[cfg(target_arch = "x86_64")]
+        if n >= 64 && std::is_x86_feature_detected!("avx2") {
+            #[target_feature(enable = "avx2")]
+            unsafe fn avx2<T, K: RowKernel<T>>(xs: &[T], os: &mut [T], f: &K) {
+                f.row(xs, os)
+            }
+            // SAFETY: AVX2 is present (checked above); no other precondition.
+            unsafe { avx2(xs, os, f) };
+            return;
+        }
+        f.row(xs, os)
+    };
+    let rows = total / n;
+    if total < GRAIN || rayon::current_num_threads() == 1 {
+        (0..rows).for_each(row);
+    } else {
+        (0..rows)
+            .into_par_iter()
+            .with_min_len((GRAIN / n).max(1))
+            .for_each(row);
+    }
 }

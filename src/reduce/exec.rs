@@ -3,7 +3,7 @@
 use super::engine::{self, Reducer, WithIndex};
 use super::plan::{self, Plan};
 use super::reducers::{AnyAll, Arg, ExpSum, Extreme, Fold, Variance};
-use super::types::{FloatAcc, ReduceElement, ReduceFloat};
+use super::types::{AccNum, FloatAcc, ReduceElement, ReduceFloat};
 use super::{Dims, ReduceArgs, ReduceOp};
 use crate::dtype::DType;
 use crate::element::convert_value;
@@ -274,6 +274,17 @@ fn softmax(op: ReduceOp, a: &DynTensor, args: &ReduceArgs) -> Result<DynTensor> 
 }
 
 fn softmax_typed<T: ReduceFloat>(op: ReduceOp, x: &DynTensor, p: &Plan) -> Result<DynTensor> {
+    // The common case, rows along the contiguous last dim of f32/f64: one fused row kernel.
+    let last = x.shape().last().copied().unwrap_or(1);
+    let along_last = p.keep_shape.last() == Some(&1) && p.count == last;
+    if x.is_contiguous() && along_last && last > 0 {
+        let log = op == ReduceOp::LogSoftmax;
+        match T::DTYPE {
+            DType::F32 => return softmax_rows::<f32>(op, x, last, log),
+            DType::F64 => return softmax_rows::<f64>(op, x, last, log),
+            _ => {}
+        }
+    }
     let shifts = row_max::<T>(op, x, p)?;
     let sums = run(
         op,
@@ -286,7 +297,19 @@ fn softmax_typed<T: ReduceFloat>(op: ReduceOp, x: &DynTensor, p: &Plan) -> Resul
             _p: core::marker::PhantomData,
         },
     )?;
-    let shifts = DynTensor::from_vec(shifts, &p.keep_shape)?;
+    // Per row: softmax multiplies by 1/sum; log_softmax subtracts max, then log(sum).
+    let sums = values::<T::Exp>(&sums[0])?;
+    let (a, b): (Vec<T::Exp>, Vec<T::Exp>) = if op == ReduceOp::LogSoftmax {
+        shifts.iter().zip(&sums).map(|(&m, &s)| (m, s.ln())).unzip()
+    } else {
+        shifts
+            .iter()
+            .zip(&sums)
+            .map(|(&m, &s)| (m, <T::Exp as Element>::ONE.div(s)))
+            .unzip()
+    };
+    let shifts = DynTensor::from_vec(a, &p.keep_shape)?;
+    let sums = [DynTensor::from_vec(b, &p.keep_shape)?];
     let out = DynTensor::zeros(T::DTYPE, x.shape())?;
     let it = IterConfig::new()
         .name(op.name())
@@ -299,15 +322,103 @@ fn softmax_typed<T: ReduceFloat>(op: ReduceOp, x: &DynTensor, p: &Plan) -> Resul
         .add_const_input(&sums[0])
         .build()?;
     if op == ReduceOp::LogSoftmax {
-        engine::map_rows::<T, T::Exp, T>(&it, |v, m, s| {
-            convert_value::<T::Exp, T>(convert_value::<T, T::Exp>(v).sub(m).sub(s.ln()))
+        engine::map_rows::<T, T::Exp, T>(&it, |v, m, ls| {
+            convert_value::<T::Exp, T>(convert_value::<T, T::Exp>(v).sub(m).sub(ls))
         });
     } else {
-        engine::map_rows::<T, T::Exp, T>(&it, |v, m, s| {
+        engine::map_rows::<T, T::Exp, T>(&it, |v, m, inv| {
             let e = convert_value::<T, T::Exp>(v).sub(m).exp();
-            convert_value::<T::Exp, T>(e.div(s))
+            convert_value::<T::Exp, T>(e.mul(inv))
         });
     }
     drop(it);
     Ok(out)
+}
+
+/// `softmax`/`log_softmax` of each contiguous row of `n` elements: the row maximum, then (in
+/// cache) `exp(x - max)` written and summed, then scaled by `1 / sum` (log: `x - max - log(sum)`).
+fn softmax_rows<F: FloatAcc + super::types::Extremum + DynElement>(
+    op: ReduceOp,
+    x: &DynTensor,
+    n: usize,
+    log: bool,
+) -> Result<DynTensor> {
+    let out = DynTensor::zeros(F::DTYPE, x.shape())?;
+    let it = IterConfig::new()
+        .name(op.name())
+        .check_mem_overlap(false)
+        .resize_outputs(false)
+        .add_output(&out)
+        .add_const_input(x)
+        .build()?;
+    engine::map_contiguous_rows::<F, _>(&it, n, &SoftmaxRow { log });
+    drop(it);
+    Ok(out)
+}
+
+/// One row of [`softmax_rows`].
+struct SoftmaxRow {
+    log: bool,
+}
+
+impl<F: FloatAcc + super::types::Extremum> engine::RowKernel<F> for SoftmaxRow {
+    #[inline(always)]
+    fn row(&self, xs: &[F], os: &mut [F]) {
+        let log = self.log;
+        let (m, nan) = F::block_extreme(xs, true);
+        let m = if nan { m.sub(m).div(F::ZERO) } else { m }; // NaN
+        const L: usize = 16;
+        let mut l = [F::ZERO; L];
+        if log {
+            let mut c = xs.chunks_exact(L);
+            for b in &mut c {
+                for k in 0..L {
+                    l[k] = l[k].add(b[k].sub(m).exp());
+                }
+            }
+            let s = tree_sum(
+                &mut l,
+                c.remainder()
+                    .iter()
+                    .fold(F::ZERO, |a, &v| a.add(v.sub(m).exp())),
+            );
+            // (x - max) - log(sum): exact near the maximum (x - (max + log sum) is not).
+            let ls = s.ln();
+            for (o, &v) in os.iter_mut().zip(xs) {
+                *o = v.sub(m).sub(ls);
+            }
+        } else {
+            let mut c = xs.chunks_exact(L);
+            let mut oc = os.chunks_exact_mut(L);
+            for (b, o) in (&mut c).zip(&mut oc) {
+                for k in 0..L {
+                    let e = b[k].sub(m).exp();
+                    o[k] = e;
+                    l[k] = l[k].add(e);
+                }
+            }
+            let mut tail = F::ZERO;
+            for (o, &v) in oc.into_remainder().iter_mut().zip(c.remainder()) {
+                *o = v.sub(m).exp();
+                tail = tail.add(*o);
+            }
+            let inv = F::ONE.div(tree_sum(&mut l, tail));
+            for o in os.iter_mut() {
+                *o = o.mul(inv);
+            }
+        }
+    }
+}
+
+/// The lanes summed in a fixed tree, plus `tail`.
+#[inline(always)]
+fn tree_sum<F: FloatAcc>(l: &mut [F; 16], tail: F) -> F {
+    let mut w = 16;
+    while w > 1 {
+        w /= 2;
+        for k in 0..w {
+            l[k] = l[k].add(l[k + w]);
+        }
+    }
+    l[0].add(tail)
 }
