@@ -376,3 +376,70 @@ mod damaged {
         assert!(missed.is_empty(), "damage not detected: {missed:?}");
     }
 }
+
+/// Damaged copies of reductions.json must fail the run: one case left, an op's cases removed,
+/// an unknown error category, every exact result (amax/argmax/...) moved by one, a case set
+/// whose cases all turned into errors.
+#[test]
+fn damaged_reduction_sets_fail() {
+    use serde_json::{Value as Json, json};
+    let orig = golden::read_json("reductions.json");
+    let readme = golden::golden_dir().join("README.md");
+    let run = |name: &str, j: &Json| {
+        let dir =
+            std::env::temp_dir().join(format!("weft-red-damaged-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("reductions.json"),
+            serde_json::to_string(j).unwrap(),
+        )
+        .unwrap();
+        std::fs::copy(&readme, dir.join("README.md")).unwrap();
+        let s = run_reductions(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        s
+    };
+    assert!(run("pristine", &orig).ok());
+    let cases = |j: &mut Json| j["cases"].as_array_mut().unwrap().clone();
+    let mut variants: Vec<(&str, Json)> = Vec::new();
+    let mut j = orig.clone();
+    let first = cases(&mut j)[0].clone();
+    j["cases"] = json!([first]);
+    variants.push(("one case left", j));
+    let mut j = orig.clone();
+    let kept: Vec<Json> = cases(&mut j)
+        .into_iter()
+        .filter(|c| c["op"] != "argmin")
+        .collect();
+    j["cases"] = json!(kept);
+    variants.push(("argmin removed", j));
+    let mut j = orig.clone();
+    for c in j["cases"].as_array_mut().unwrap() {
+        if c.get("error").is_some() {
+            c["error"]["category"] = json!("mystery");
+        }
+    }
+    variants.push(("unknown categories", j));
+    let mut j = orig.clone();
+    for c in j["cases"].as_array_mut().unwrap() {
+        if c["op"] == "argmax" && c.get("expect").is_some() {
+            for v in c["expect"]["values"].as_array_mut().unwrap() {
+                *v = json!(v.as_i64().unwrap() + 1);
+            }
+        }
+    }
+    variants.push(("argmax indices moved by one", j));
+    let mut j = orig.clone();
+    for c in j["cases"].as_array_mut().unwrap() {
+        if let Some(e) = c.as_object_mut().unwrap().remove("expect") {
+            let _ = e;
+            c["error"] = json!({"type": "RuntimeError", "category": "dtype", "msg": ""});
+        }
+    }
+    variants.push(("every case an error", j));
+    for (name, j) in &variants {
+        let s = run(&name.replace(' ', "_"), j);
+        assert!(!s.ok(), "damage not detected: {name}");
+    }
+}

@@ -117,36 +117,34 @@ pub trait Extremum: Element {
     fn block_extreme(xs: &[Self], max: bool) -> (Self, bool) {
         const L: usize = 16;
         let init = if max { Self::LOWEST } else { Self::HIGHEST };
-        let (mut m, mut nan) = ([init; L], [false; L]);
+        // NaNs are caught in lanes of the element type (a select keeps any NaN seen), not in
+        // bool lanes, which vectorize poorly.
+        let (mut m, mut nan) = ([init; L], [init; L]);
         let mut blocks = xs.chunks_exact(L);
         if max {
             for b in &mut blocks {
                 for k in 0..L {
                     m[k] = if b[k] > m[k] { b[k] } else { m[k] };
-                    nan[k] |= b[k].is_nan_elem();
+                    nan[k] = if b[k].is_nan_elem() { b[k] } else { nan[k] };
                 }
             }
         } else {
             for b in &mut blocks {
                 for k in 0..L {
                     m[k] = if b[k] < m[k] { b[k] } else { m[k] };
-                    nan[k] |= b[k].is_nan_elem();
+                    nan[k] = if b[k].is_nan_elem() { b[k] } else { nan[k] };
                 }
             }
         }
         let mut best = init;
-        let mut any_nan = false;
-        for (&x, &n) in m
-            .iter()
-            .zip(&nan)
-            .chain(blocks.remainder().iter().map(|x| (x, &false)))
-        {
+        let mut any_nan = nan.iter().any(|x| x.is_nan_elem());
+        for &x in m.iter().chain(blocks.remainder()) {
             best = if (max && x > best) || (!max && x < best) {
                 x
             } else {
                 best
             };
-            any_nan |= n || x.is_nan_elem();
+            any_nan |= x.is_nan_elem();
         }
         (best, any_nan)
     }
