@@ -30,7 +30,7 @@ pub(crate) const LANES: usize = 16;
 /// (Small under Miri, so that its tests reach the chunked paths.)
 pub(crate) const CHUNK: usize = if cfg!(miri) { 32 } else { 16384 };
 /// Outputs per work item in the outer loop shape.
-const COLS: usize = if cfg!(miri) { 8 } else { 256 };
+const COLS: usize = if cfg!(miri) { 8 } else { 1024 };
 /// Rows summed into a fresh accumulator before it is combined (outer loop shape).
 const SUB_ROWS: usize = 128;
 /// Elements of work below which a reduction runs on the calling thread.
