@@ -126,25 +126,57 @@ impl Bits for f64 {
     const BITS_M1: u32 = 63;
 }
 
+/// `sqrt`, `floor`, `ceil`, `trunc`, `round_even`, `copysign`: the std methods when `std` is
+/// on (LLVM intrinsics: `sqrtps`, `roundps`, ..., vectorized by the kernels' loops), libm's
+/// software forms in the `no_std` (PTX) build. Both are exact (correctly rounded), so the
+/// results are the same bits.
+macro_rules! std_or_libm {
+    ($($name:ident: $t:ty => $std:ident, $libm:path;)*) => {$(
+        #[inline(always)]
+        fn $name(x: $t) -> $t {
+            #[cfg(feature = "std")]
+            {
+                <$t>::$std(x)
+            }
+            #[cfg(not(feature = "std"))]
+            {
+                $libm(x)
+            }
+        }
+    )*};
+}
+std_or_libm! {
+    sqrt_f32: f32 => sqrt, libm::sqrtf;
+    floor_f32: f32 => floor, libm::floorf;
+    ceil_f32: f32 => ceil, libm::ceilf;
+    trunc_f32: f32 => trunc, libm::truncf;
+    round_even_f32: f32 => round_ties_even, libm::roundevenf;
+    sqrt_f64: f64 => sqrt, libm::sqrt;
+    floor_f64: f64 => floor, libm::floor;
+    ceil_f64: f64 => ceil, libm::ceil;
+    trunc_f64: f64 => trunc, libm::trunc;
+    round_even_f64: f64 => round_ties_even, libm::roundeven;
+}
+
 real_impl!(f32,
-    sqrt = libm::sqrtf, exp = libm::expf, exp_m1 = libm::expm1f, ln = libm::logf,
+    sqrt = sqrt_f32, exp = libm::expf, exp_m1 = libm::expm1f, ln = libm::logf,
     ln_1p = libm::log1pf, log2 = libm::log2f, log10 = libm::log10f, sin = libm::sinf,
     cos = libm::cosf, tan = libm::tanf, asin = libm::asinf, acos = libm::acosf,
     atan = libm::atanf, sinh = libm::sinhf, cosh = libm::coshf, tanh = libm::tanhf,
     erf = libm::erff, erfc = libm::erfcf, exp2 = libm::exp2f, asinh = libm::asinhf,
-    acosh = acosh_f32, atanh = libm::atanhf, floor = libm::floorf, ceil = libm::ceilf, trunc = libm::truncf,
-    round_even = libm::roundevenf;
+    acosh = acosh_f32, atanh = libm::atanhf, floor = floor_f32, ceil = ceil_f32, trunc = trunc_f32,
+    round_even = round_even_f32;
     fmod = fmod_f32, atan2 = libm::atan2f, pow = libm::powf, hypot = libm::hypotf,
     copysign = libm::copysignf, next_after = libm::nextafterf
 );
 real_impl!(f64,
-    sqrt = libm::sqrt, exp = libm::exp, exp_m1 = libm::expm1, ln = libm::log,
+    sqrt = sqrt_f64, exp = libm::exp, exp_m1 = libm::expm1, ln = libm::log,
     ln_1p = libm::log1p, log2 = libm::log2, log10 = libm::log10, sin = libm::sin,
     cos = libm::cos, tan = libm::tan, asin = libm::asin, acos = libm::acos,
     atan = libm::atan, sinh = libm::sinh, cosh = libm::cosh, tanh = libm::tanh,
     erf = libm::erf, erfc = libm::erfc, exp2 = libm::exp2, asinh = libm::asinh,
-    acosh = acosh_f64, atanh = libm::atanh, floor = libm::floor, ceil = libm::ceil, trunc = libm::trunc,
-    round_even = libm::roundeven;
+    acosh = acosh_f64, atanh = libm::atanh, floor = floor_f64, ceil = ceil_f64, trunc = trunc_f64,
+    round_even = round_even_f64;
     fmod = fmod_f64, atan2 = libm::atan2, pow = libm::pow, hypot = libm::hypot,
     copysign = libm::copysign, next_after = libm::nextafter
 );
