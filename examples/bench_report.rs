@@ -445,6 +445,20 @@ fn run_all(o: Opts) {
         );
     }
 
+    // column broadcast: [4096, 4096] + [4096, 1] (stride 0 along the rows: a broadcast, not a
+    // transpose).
+    {
+        let col = to_dyn(rand_f32(SIDE, 5), &[SIDE, 1]);
+        b.run(
+            "add_col_broadcast",
+            2.0 * f4 * N as f64,
+            &mut || a.add_out(&col, &out),
+            &mut add_limit,
+            Some(&mut || drop(black_box(a.add(&col)))),
+            "[4096,4096] + [4096,1]; limit = contiguous add",
+        );
+    }
+
     // transposed_add: a.t() + b into a contiguous output.
     {
         let at = a.t();

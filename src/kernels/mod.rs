@@ -625,8 +625,11 @@ pub fn blocked_2d<K: InnerLoop, const NT: usize>(
                 return;
             }
         }
-        // Transposed: the output is walked unit-stride, some input is unit-stride across rows.
-        if n0 >= TILE && n1 >= TILE && unit(0) && (1..NT).any(|i| !unit(i) && outer[i] == es(i)) {
+        // Transposed: the output is walked unit-stride, some input is unit-stride across rows
+        // (and not stride 0 along them: that is a column broadcast, one value per row, which
+        // the row loop keeps in a register).
+        let transposed = |i: usize| !unit(i) && inner[i] != 0 && outer[i] == es(i);
+        if n0 >= TILE && n1 >= TILE && unit(0) && (1..NT).any(transposed) {
             transposed_tiles(&k, ptrs, inner, outer, n0, n1, &sizes);
             return;
         }
