@@ -10,37 +10,9 @@ mod ops_common;
 
 use ops_common::*;
 use proptest::prelude::{TestCaseError, any};
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use rayon::{ThreadPool, ThreadPoolBuilder};
+use rayon::ThreadPool;
 use weft::functors::{BinaryOp, UnaryOp};
 use weft::{DType, Scalar};
-
-fn runner(cases: u32, seed: u8) -> TestRunner {
-    let config = Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    };
-    TestRunner::new_with_rng(
-        config,
-        TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]),
-    )
-}
-
-fn pools() -> Vec<ThreadPool> {
-    [1, 2, 3, 5]
-        .iter()
-        .map(|&n| ThreadPoolBuilder::new().num_threads(n).build().unwrap())
-        .collect()
-}
-
-/// Cases per property: `WEFT_PROP_CASES` overrides (e.g. a quick run under miri).
-fn cases(default: u32) -> u32 {
-    std::env::var("WEFT_PROP_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
 
 /// Checks one case: weft == reference (NaN payloads aside), and weft on contiguous copies of
 /// the operands == weft on the random layouts, bit for bit.

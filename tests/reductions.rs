@@ -6,28 +6,7 @@ mod ops_common;
 
 use ops_common::*;
 use proptest::prelude::{TestCaseError, any};
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use rayon::ThreadPoolBuilder;
 use weft::{DType, Dims, DynTensor, Element, ReduceArgs, ReduceOp, Tensor, Value};
-
-fn runner(cases: u32, seed: u8) -> TestRunner {
-    let config = Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    };
-    TestRunner::new_with_rng(
-        config,
-        TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]),
-    )
-}
-
-fn cases(default: u32) -> u32 {
-    std::env::var("WEFT_PROP_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
 
 fn f(v: Value) -> f64 {
     match v {
@@ -398,10 +377,7 @@ fn reductions_equal_a_naive_reference_on_random_layouts() {
 /// outputs, the outer loop shape with several column blocks.
 #[test]
 fn reductions_are_bit_identical_for_any_thread_count() {
-    let pools: Vec<_> = [1, 2, 3, 5]
-        .iter()
-        .map(|&n| ThreadPoolBuilder::new().num_threads(n).build().unwrap())
-        .collect();
+    let pools = pools();
     let shapes: [&[usize]; 5] = [
         &[70001],
         &[3, 40000],

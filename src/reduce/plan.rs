@@ -16,18 +16,10 @@ pub(crate) struct Plan {
     pub(crate) count: usize,
 }
 
-/// Wraps `dim` (may be negative) for a tensor of `ndim` dims; a 0-d tensor takes -1 and 0.
-pub(crate) fn wrap_dim(dim: isize, ndim: usize) -> Result<usize> {
-    let n = ndim.max(1) as isize;
-    if dim < -n || dim >= n {
-        return Err(Error::IndexOutOfRange {
-            what: "dim",
-            index: dim,
-            bound: ndim.max(1),
-            dim: None,
-        });
-    }
-    Ok(dim.rem_euclid(n) as usize)
+/// Wraps `dim` (may be negative) for a tensor of `ndim` dims; a 0-d tensor takes -1 and 0
+/// (PyTorch's scalar wrapping).
+fn wrap_dim(dim: isize, ndim: usize) -> Result<usize> {
+    crate::tensor::wrap_dim(dim, ndim.max(1))
 }
 
 pub(crate) fn plan(op: ReduceOp, shape: &[usize], dims: &Dims, keepdim: bool) -> Result<Plan> {

@@ -11,6 +11,7 @@ mod views;
 
 pub use shape_arg::{ShapeArg, ShapeInt};
 pub use views::compute_stride;
+pub(crate) use views::wrap_dim;
 
 use crate::element::Element;
 use crate::error::OrPanic;

@@ -778,7 +778,7 @@ fn ulp(v: f64, d: DType) -> f64 {
     2f64.powi(e - (p - 1))
 }
 
-fn as_f64(v: Value) -> f64 {
+pub fn as_f64(v: Value) -> f64 {
     match v {
         Value::F32(x) => x as f64,
         Value::F64(x) => x,

@@ -2,7 +2,8 @@
 //! the comparison rules. Shares the operand and element parsing of the ops.json harness.
 
 use super::{
-    Operand, Summary, TensorArg, dtype_of, element, f64_of, number_before, operand_of, read_json_at,
+    Operand, Summary, TensorArg, as_f64 as f, dtype_of, element, f64_of, number_before, operand_of,
+    read_json_at,
 };
 use serde_json::Value as Json;
 use std::collections::{HashMap, HashSet};
@@ -227,15 +228,6 @@ pub fn load(dir: &Path, ops: &[&str], summary: &mut Summary) -> Vec<Case> {
         }
     }
     cases
-}
-
-fn f(v: Value) -> f64 {
-    match v {
-        Value::F32(x) => x as f64,
-        Value::F64(x) => x,
-        Value::Int(i) => i as f64,
-        Value::Bool(b) => b as u8 as f64,
-    }
 }
 
 /// Judges one case by the README's rules: integer, bool and index results exactly; float

@@ -1107,3 +1107,38 @@ pub fn view_indices(t: &DynTensor) -> Vec<usize> {
 pub fn convert(v: Value, d: DType) -> Value {
     with_dtype!(d, T => T::from_value(v).to_value())
 }
+
+/// A proptest runner with a fixed seed (failures reproduce) that persists nothing.
+pub fn runner(cases: u32, seed: u8) -> proptest::test_runner::TestRunner {
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    TestRunner::new_with_rng(
+        config,
+        TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]),
+    )
+}
+
+/// Rayon pools of 1, 2, 3 and 5 threads (results must not depend on the thread count).
+pub fn pools() -> Vec<rayon::ThreadPool> {
+    [1, 2, 3, 5]
+        .iter()
+        .map(|&n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap()
+        })
+        .collect()
+}
+
+/// Cases per property: `WEFT_PROP_CASES` overrides (e.g. a quick run under miri).
+pub fn cases(default: u32) -> u32 {
+    std::env::var("WEFT_PROP_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
