@@ -71,7 +71,14 @@ pub(crate) trait Reducer: Sync {
         for (k, &x) in blocks.remainder().iter().enumerate() {
             tail = self.step(tail, x, i + k);
         }
-        self.combine(acc, lane_tree(lanes, tail, |a, b| self.combine(a, b)))
+        let mut w = LANES;
+        while w > 1 {
+            w /= 2;
+            for k in 0..w {
+                lanes[k] = self.combine(lanes[k], lanes[k + w]);
+            }
+        }
+        self.combine(acc, self.combine(lanes[0], tail))
     }
 
     /// One row of the outer loop shape: element `j` of `row` goes to `accs[j]`.
@@ -81,40 +88,6 @@ pub(crate) trait Reducer: Sync {
             *a = self.step(*a, x, index);
         }
     }
-}
-
-/// The lanes combined by a fixed tree (16 -> 8 -> 4 -> 2 -> 1), then with `tail`: the one
-/// combination order of every lane fold of the reductions.
-#[inline(always)]
-pub(crate) fn lane_tree<A: Copy>(mut l: [A; LANES], tail: A, op: impl Fn(A, A) -> A) -> A {
-    let mut w = LANES;
-    while w > 1 {
-        w /= 2;
-        for k in 0..w {
-            l[k] = op(l[k], l[k + w]);
-        }
-    }
-    op(l[0], tail)
-}
-
-/// The `op`-fold of `map(x)` over `xs` in [`LANES`] independent lanes starting at `id` (the
-/// remainder folded apart), combined by [`lane_tree`]: vectorizes for plain arithmetic.
-#[inline(always)]
-pub(crate) fn fold_lanes<T: Copy, A: Copy>(
-    xs: &[T],
-    id: A,
-    map: impl Fn(T) -> A,
-    op: impl Fn(A, A) -> A,
-) -> A {
-    let mut l = [id; LANES];
-    let mut blocks = xs.chunks_exact(LANES);
-    for b in &mut blocks {
-        for k in 0..LANES {
-            l[k] = op(l[k], map(b[k]));
-        }
-    }
-    let tail = blocks.remainder().iter().fold(id, |t, &x| op(t, map(x)));
-    lane_tree(l, tail, op)
 }
 
 /// What one output position receives: one element, or a value and its index (`max(dim)`).

@@ -1,6 +1,6 @@
 //! Each reduction in terms of the plan, the reducers and the engine.
 
-use super::engine::{self, Reducer, WithIndex, fold_lanes, lane_tree};
+use super::engine::{self, Reducer, WithIndex};
 use super::plan::{self, Plan};
 use super::reducers::{AnyAll, Arg, ExpSum, Extreme, Fold, Variance};
 use super::types::{AccNum, FloatAcc, ReduceElement, ReduceFloat};
@@ -367,16 +367,27 @@ impl<F: FloatAcc + super::types::Extremum> engine::RowKernel<F> for SoftmaxRow {
         let log = self.log;
         let (m, nan) = F::block_extreme(xs, true);
         let m = if nan { m.sub(m).div(F::ZERO) } else { m }; // NaN
+        const L: usize = 16;
+        let mut l = [F::ZERO; L];
         if log {
-            let s = fold_lanes(xs, F::ZERO, |v| v.sub(m).exp(), |a, b| a.add(b));
+            let mut c = xs.chunks_exact(L);
+            for b in &mut c {
+                for k in 0..L {
+                    l[k] = l[k].add(b[k].sub(m).exp());
+                }
+            }
+            let s = tree_sum(
+                &mut l,
+                c.remainder()
+                    .iter()
+                    .fold(F::ZERO, |a, &v| a.add(v.sub(m).exp())),
+            );
             // (x - max) - log(sum): exact near the maximum (x - (max + log sum) is not).
             let ls = s.ln();
             for (o, &v) in os.iter_mut().zip(xs) {
                 *o = v.sub(m).sub(ls);
             }
         } else {
-            const L: usize = engine::LANES;
-            let mut l = [F::ZERO; L];
             let mut c = xs.chunks_exact(L);
             let mut oc = os.chunks_exact_mut(L);
             for (b, o) in (&mut c).zip(&mut oc) {
@@ -391,10 +402,23 @@ impl<F: FloatAcc + super::types::Extremum> engine::RowKernel<F> for SoftmaxRow {
                 *o = v.sub(m).exp();
                 tail = tail.add(*o);
             }
-            let inv = F::ONE.div(lane_tree(l, tail, |a, b| a.add(b)));
+            let inv = F::ONE.div(tree_sum(&mut l, tail));
             for o in os.iter_mut() {
                 *o = o.mul(inv);
             }
         }
     }
+}
+
+/// The lanes summed in a fixed tree, plus `tail`.
+#[inline(always)]
+fn tree_sum<F: FloatAcc>(l: &mut [F; 16], tail: F) -> F {
+    let mut w = 16;
+    while w > 1 {
+        w /= 2;
+        for k in 0..w {
+            l[k] = l[k].add(l[k + w]);
+        }
+    }
+    l[0].add(tail)
 }

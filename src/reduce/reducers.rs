@@ -1,7 +1,7 @@
 //! The reducers: per op, the state, how it takes an element, merges, and becomes the output.
 //! Element conversions are `convert_value` (PyTorch's casts), inlined to plain `as` casts.
 
-use super::engine::{Reducer, WithIndex, fold_lanes};
+use super::engine::{Reducer, WithIndex};
 use super::types::{AccNum, Extremum, FloatAcc};
 use crate::element::{Element, convert_value};
 use core::marker::PhantomData;
@@ -55,13 +55,37 @@ impl<T: Element, A: AccNum, O: Element> Reducer for Fold<T, A, O> {
     // Specialised so that the `prod` flag is tested once per run, not per element.
     #[inline(always)]
     fn run(&self, acc: A, xs: &[T], _: usize) -> A {
-        let load = convert_value::<T, A>;
         if self.prod {
-            acc.mul(fold_lanes(xs, A::ONE, load, |a, b| a.mul(b)))
+            lanes(acc, xs, A::ONE, |a, b| a.mul(b))
         } else {
-            acc.add(fold_lanes(xs, A::ZERO, load, |a, b| a.add(b)))
+            lanes(acc, xs, A::ZERO, |a, b| a.add(b))
         }
     }
+}
+
+/// [`Reducer::run`] for a plain fold `f` with identity `id`.
+#[inline(always)]
+fn lanes<T: Element, A: AccNum>(acc: A, xs: &[T], id: A, f: impl Fn(A, A) -> A) -> A {
+    const L: usize = super::engine::LANES;
+    let mut l = [id; L];
+    let mut blocks = xs.chunks_exact(L);
+    for b in &mut blocks {
+        for k in 0..L {
+            l[k] = f(l[k], convert_value::<T, A>(b[k]));
+        }
+    }
+    let mut tail = id;
+    for &x in blocks.remainder() {
+        tail = f(tail, convert_value::<T, A>(x));
+    }
+    let mut w = L;
+    while w > 1 {
+        w /= 2;
+        for k in 0..w {
+            l[k] = f(l[k], l[k + w]);
+        }
+    }
+    f(acc, f(l[0], tail))
 }
 
 /// `amax`/`amin`: NaN propagates.
@@ -349,13 +373,11 @@ impl<T: Element> Reducer for Variance<T> {
     #[inline(always)]
     fn run(&self, mut acc: Moments, xs: &[T], _: usize) -> Moments {
         for block in xs.chunks(VAR_BLOCK) {
-            let load = convert_value::<T, f64>;
-            let mean = fold_lanes(block, 0f64, load, |a, b| a + b) / block.len() as f64;
-            let square = |x| {
-                let d = load(x) - mean;
+            let mean = lanes(0f64, block, 0f64, |a, b| a + b) / block.len() as f64;
+            let m2 = lanes_map(block, |x| {
+                let d = convert_value::<T, f64>(x) - mean;
                 d * d
-            };
-            let m2 = fold_lanes(block, 0f64, square, |a, b| a + b);
+            });
             acc = self.combine(
                 acc,
                 Moments {
@@ -367,6 +389,31 @@ impl<T: Element> Reducer for Variance<T> {
         }
         acc
     }
+}
+
+/// `sum(g(x))` over `xs` in [`super::engine::LANES`] f64 lanes, fixed combination tree.
+#[inline(always)]
+fn lanes_map<T: Element>(xs: &[T], g: impl Fn(T) -> f64) -> f64 {
+    const L: usize = super::engine::LANES;
+    let mut l = [0f64; L];
+    let mut blocks = xs.chunks_exact(L);
+    for b in &mut blocks {
+        for k in 0..L {
+            l[k] += g(b[k]);
+        }
+    }
+    let mut tail = 0f64;
+    for &x in blocks.remainder() {
+        tail += g(x);
+    }
+    let mut w = L;
+    while w > 1 {
+        w /= 2;
+        for k in 0..w {
+            l[k] += l[k + w];
+        }
+    }
+    l[0] + tail
 }
 
 /// `sum(exp(x - shift))` per output, the shift read from `shifts` (each row's maximum, from a
@@ -400,12 +447,27 @@ impl<T: Element, F: FloatAcc, O: Element> Reducer for ExpSum<'_, T, F, O> {
     /// The shift is the same for the whole run: plain lanes of `exp(x - shift)`.
     #[inline(always)]
     fn run(&self, acc: (F, F), xs: &[T], _: usize) -> (F, F) {
+        const L: usize = super::engine::LANES;
         let shift = acc.1;
-        let e = |x| convert_value::<T, F>(x).sub(shift).exp();
-        (
-            acc.0.add(fold_lanes(xs, F::ZERO, e, |a, b| a.add(b))),
-            shift,
-        )
+        let mut l = [F::ZERO; L];
+        let mut blocks = xs.chunks_exact(L);
+        for b in &mut blocks {
+            for k in 0..L {
+                l[k] = l[k].add(convert_value::<T, F>(b[k]).sub(shift).exp());
+            }
+        }
+        let mut tail = F::ZERO;
+        for &x in blocks.remainder() {
+            tail = tail.add(convert_value::<T, F>(x).sub(shift).exp());
+        }
+        let mut w = L;
+        while w > 1 {
+            w /= 2;
+            for k in 0..w {
+                l[k] = l[k].add(l[k + w]);
+            }
+        }
+        (acc.0.add(l[0].add(tail)), shift)
     }
     #[inline(always)]
     fn finish(&self, acc: (F, F)) -> O {
