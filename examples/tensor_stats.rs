@@ -8,8 +8,8 @@
 //! ```
 
 use std::collections::BTreeMap;
-use weft::io::npy::load_npy;
-use weft::io::safetensors::{load_safetensors, save_safetensors};
+use weft::io::npy;
+use weft::io::safetensors;
 use weft::{DType, DynTensor, Tensor};
 
 /// One line of statistics. Integer and bool tensors are read as f64 for mean and std (as
@@ -59,7 +59,7 @@ fn demo_file() -> Result<std::path::PathBuf, weft::Error> {
         ("token_ids", &ids),
         ("mask", &mask),
     ];
-    save_safetensors(&path, tensors)?;
+    safetensors::save(&path, tensors)?;
     Ok(path)
 }
 
@@ -70,9 +70,9 @@ fn main() -> Result<(), weft::Error> {
         None => (demo_file()?, true),
     };
     let tensors: BTreeMap<String, DynTensor> = if path.extension().is_some_and(|e| e == "npy") {
-        BTreeMap::from([("array".to_string(), load_npy(&path)?)])
+        BTreeMap::from([("array".to_string(), npy::load(&path)?)])
     } else {
-        load_safetensors(&path)?
+        safetensors::load(&path)?
     };
     println!("{}: {} tensors", path.display(), tensors.len());
     for (name, t) in &tensors {

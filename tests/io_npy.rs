@@ -35,14 +35,14 @@ fn f64_bytes(v: &[f64]) -> Vec<u8> {
 }
 
 fn load_both(bytes: &[u8]) -> Result<DynTensor, Error> {
-    let a = npy::from_npy_bytes(bytes);
-    let b = npy::read_npy(&mut &bytes[..]);
+    let a = npy::from_bytes(bytes);
+    let b = npy::read(&mut &bytes[..]);
     match (&a, &b) {
         (Ok(x), Ok(y)) => assert_eq!(x, y),
         (Err(_), Err(_)) => {}
         // The stream reader reads one array and leaves what follows; nothing else differs.
         (Err(Error::Format { reason, .. }), Ok(_)) if reason.contains("trailing") => {}
-        _ => panic!("from_npy_bytes {a:?} vs read_npy {b:?}"),
+        _ => panic!("from_bytes {a:?} vs read {b:?}"),
     }
     a
 }
@@ -54,11 +54,11 @@ fn round_trip_every_dtype_and_shape() {
         for &shape in shapes {
             let t = sample(d, shape);
             if d == DType::BF16 {
-                let e = npy::to_npy_bytes(&t).unwrap_err();
+                let e = npy::to_bytes(&t).unwrap_err();
                 assert!(e.to_string().contains("bfloat16"), "{e}");
                 continue;
             }
-            let bytes = npy::to_npy_bytes(&t).unwrap();
+            let bytes = npy::to_bytes(&t).unwrap();
             assert_eq!(&bytes[..8], b"\x93NUMPY\x01\x00");
             let hlen = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
             assert_eq!((10 + hlen) % 64, 0, "data starts 64-byte aligned");
@@ -84,14 +84,14 @@ fn round_trip_layouts() {
         base.unsqueeze(0),
     ];
     for v in &views {
-        let bytes = npy::to_npy_bytes(v).unwrap();
+        let bytes = npy::to_bytes(v).unwrap();
         let back = load_both(&bytes).unwrap();
         assert_eq!(&back, v, "{:?} {:?}", v.shape(), v.strides());
     }
     // A transposed contiguous tensor goes out in Fortran order and comes back as a view.
-    let bytes = npy::to_npy_bytes(&base.t()).unwrap();
+    let bytes = npy::to_bytes(&base.t()).unwrap();
     assert!(String::from_utf8_lossy(&bytes[10..80]).contains("'fortran_order': True"));
-    let back = npy::from_npy_bytes(&bytes).unwrap();
+    let back = npy::from_bytes(&bytes).unwrap();
     assert_eq!(back.strides(), &[1, 6]);
     assert!(!back.is_contiguous());
 }
@@ -208,13 +208,13 @@ fn a_stream_of_several_arrays() {
     let a = sample(DType::F32, &[2, 2]);
     let b = sample(DType::I64, &[3]);
     let mut buf = Vec::new();
-    npy::write_npy(&mut buf, &a).unwrap();
-    npy::write_npy(&mut buf, &b).unwrap();
+    npy::write(&mut buf, &a).unwrap();
+    npy::write(&mut buf, &b).unwrap();
     let mut r = &buf[..];
-    assert_eq!(npy::read_npy(&mut r).unwrap(), a);
-    assert_eq!(npy::read_npy(&mut r).unwrap(), b);
+    assert_eq!(npy::read(&mut r).unwrap(), a);
+    assert_eq!(npy::read(&mut r).unwrap(), b);
     assert!(r.is_empty());
-    assert!(matches!(npy::read_npy(&mut r), Err(Error::Format { .. })));
+    assert!(matches!(npy::read(&mut r), Err(Error::Format { .. })));
 }
 
 #[test]
@@ -223,12 +223,12 @@ fn files_on_disk() {
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("a.npy");
     let t = sample(DType::F16, &[3, 4]).t();
-    npy::save_npy(&p, &t).unwrap();
-    assert_eq!(npy::load_npy(&p).unwrap(), t);
-    let e = npy::load_npy(dir.join("missing.npy")).unwrap_err();
+    npy::save(&p, &t).unwrap();
+    assert_eq!(npy::load(&p).unwrap(), t);
+    let e = npy::load(dir.join("missing.npy")).unwrap_err();
     assert!(matches!(&e, Error::Io { op: "load_npy", .. }), "{e:?}");
     assert!(e.to_string().contains("missing.npy"));
-    let e = npy::save_npy(dir.join("no/such/dir.npy"), &t).unwrap_err();
+    let e = npy::save(dir.join("no/such/dir.npy"), &t).unwrap_err();
     assert!(matches!(e, Error::Io { op: "save_npy", .. }));
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -493,7 +493,7 @@ fn corrupted_files_are_clean_errors() {
 #[test]
 fn every_truncation_and_seeded_byte_flips_never_panic() {
     let t = sample(DType::I16, &[3, 5]).t();
-    let good = npy::to_npy_bytes(&t).unwrap();
+    let good = npy::to_bytes(&t).unwrap();
     for cut in 0..good.len() {
         assert!(load_both(&good[..cut]).is_err(), "prefix {cut}");
     }

@@ -33,8 +33,8 @@ fn round_trip_every_dtype_and_layouts() {
             sample(d, &[6]).slice(0, None, None, -2),
         ));
     }
-    let bytes = st::to_safetensors_bytes(named.iter().map(|(n, t)| (n.as_str(), t))).unwrap();
-    let back = st::from_safetensors_bytes(&bytes).unwrap();
+    let bytes = st::to_bytes(named.iter().map(|(n, t)| (n.as_str(), t))).unwrap();
+    let back = st::from_bytes(&bytes).unwrap();
     assert_eq!(back.len(), named.len());
     for (n, t) in &named {
         let b = &back[n];
@@ -51,7 +51,7 @@ fn files_written_by_the_safetensors_crate_load() {
         .collect();
     let v = TensorView::new(Dtype::F32, vec![2, 2], &data).unwrap();
     let bytes = safetensors::serialize([("w", v)], None).unwrap();
-    let m = st::from_safetensors_bytes(&bytes).unwrap();
+    let m = st::from_bytes(&bytes).unwrap();
     assert_eq!(m["w"].to_vec::<f32>().unwrap(), [1.0, 2.0, 3.0, 4.0]);
     assert_eq!(m["w"].shape(), &[2, 2]);
 }
@@ -59,7 +59,7 @@ fn files_written_by_the_safetensors_crate_load() {
 #[test]
 fn bad_input_is_an_error() {
     let t = sample(DType::F32, &[2]);
-    let good = st::to_safetensors_bytes([("a", &t)]).unwrap();
+    let good = st::to_bytes([("a", &t)]).unwrap();
     let n = u64::from_le_bytes(good[..8].try_into().unwrap()) as usize;
     let u16_file = {
         let v = TensorView::new(Dtype::U16, vec![2], &[0, 0, 1, 0]).unwrap();
@@ -88,7 +88,7 @@ fn bad_input_is_an_error() {
         ("bool byte 2", bool_file, "bool byte"),
     ];
     for (what, bytes, word) in &cases {
-        let e = st::from_safetensors_bytes(bytes).unwrap_err();
+        let e = st::from_bytes(bytes).unwrap_err();
         assert!(
             matches!(
                 e,
@@ -101,7 +101,7 @@ fn bad_input_is_an_error() {
         );
         assert!(e.to_string().contains(word), "{what}: {e}");
     }
-    let dup = st::to_safetensors_bytes([("a", &t), ("a", &t)]).unwrap_err();
+    let dup = st::to_bytes([("a", &t), ("a", &t)]).unwrap_err();
     assert!(matches!(dup, Error::InvalidArgument { .. }));
 }
 
@@ -112,13 +112,13 @@ fn files_on_disk() {
     let p = dir.join("m.safetensors");
     let a = sample(DType::BF16, &[2, 3]);
     let b = sample(DType::I64, &[4]);
-    st::save_safetensors(&p, [("a", &a), ("b", &b)]).unwrap();
-    let m = st::load_safetensors(&p).unwrap();
+    st::save(&p, [("a", &a), ("b", &b)]).unwrap();
+    let m = st::load(&p).unwrap();
     assert_eq!(m.keys().collect::<Vec<_>>(), ["a", "b"]);
     assert_eq!(m["a"], a);
     assert_eq!(m["b"], b);
     assert!(matches!(
-        st::load_safetensors(dir.join("nope.safetensors")),
+        st::load(dir.join("nope.safetensors")),
         Err(Error::Io { .. })
     ));
     std::fs::remove_dir_all(&dir).unwrap();

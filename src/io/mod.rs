@@ -5,8 +5,13 @@
 //! Everything here reads elements through the public, borrow-taking accessors
 //! (`try_to_vec`) and writes fresh storages through `Tensor::from_fn`: no `unsafe`.
 
+#[cfg(feature = "ndarray")]
+pub mod ndarray;
 pub mod npy;
+pub mod npz;
 pub mod safetensors;
+#[cfg(feature = "serde")]
+mod serde;
 
 use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;

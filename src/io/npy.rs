@@ -300,7 +300,7 @@ fn build(h: &NpyHeader, data: &[u8]) -> Result<DynTensor> {
 
 /// A tensor from the whole contents of a `.npy` file. The data must be exactly as long as the
 /// header's shape and dtype say (trailing bytes are an error).
-pub fn from_npy_bytes(bytes: &[u8]) -> Result<DynTensor> {
+pub fn from_bytes(bytes: &[u8]) -> Result<DynTensor> {
     let (h, start) = read_header(bytes)?;
     let want = data_len(&h)?;
     let have = bytes.len() - start;
@@ -322,7 +322,7 @@ pub fn from_npy_bytes(bytes: &[u8]) -> Result<DynTensor> {
 /// Reads one array from a stream (which may hold more after it, as `np.save` appends to a file
 /// handle). Reads at most the header limit plus the data the header announces; a stream that
 /// ends early is an error, and memory grows only with the bytes actually read.
-pub fn read_npy<R: Read>(r: &mut R) -> Result<DynTensor> {
+pub fn read<R: Read>(r: &mut R) -> Result<DynTensor> {
     let mut head = vec![0u8; 10];
     read_exact(r, &mut head)?;
     if head[..6] == MAGIC[..] && matches!(head[6], 2 | 3) {
@@ -338,7 +338,7 @@ pub fn read_npy<R: Read>(r: &mut R) -> Result<DynTensor> {
     let mut data = Vec::new();
     r.take(want as u64)
         .read_to_end(&mut data)
-        .map_err(|e| io_err("read_npy", e))?;
+        .map_err(|e| io_err("read", e))?;
     if data.len() != want {
         return Err(bad(format!(
             "truncated: shape {:?} of {} needs {want} data bytes, the stream has {}",
@@ -353,19 +353,19 @@ pub fn read_npy<R: Read>(r: &mut R) -> Result<DynTensor> {
 fn read_exact<R: Read>(r: &mut R, buf: &mut [u8]) -> Result<()> {
     r.read_exact(buf).map_err(|e| match e.kind() {
         std::io::ErrorKind::UnexpectedEof => bad("truncated: the stream ends inside the header"),
-        _ => io_err("read_npy", e),
+        _ => io_err("read", e),
     })
 }
 
 /// Loads a `.npy` file (read whole, then decoded once into the tensor's storage).
-pub fn load_npy(path: impl AsRef<Path>) -> Result<DynTensor> {
+pub fn load(path: impl AsRef<Path>) -> Result<DynTensor> {
     let path = path.as_ref();
     let bytes = super::read_file("load_npy", path)?;
-    from_npy_bytes(&bytes)
+    from_bytes(&bytes)
 }
 
 /// The `.npy` bytes of a tensor (see the module docs for the order written).
-pub fn to_npy_bytes(t: &DynTensor) -> Result<Vec<u8>> {
+pub fn to_bytes(t: &DynTensor) -> Result<Vec<u8>> {
     let descr = t
         .dtype()
         .numpy_descr()
@@ -424,14 +424,14 @@ pub fn to_npy_bytes(t: &DynTensor) -> Result<Vec<u8>> {
 }
 
 /// Writes a tensor in `.npy` format to a stream.
-pub fn write_npy<W: Write>(w: &mut W, t: &DynTensor) -> Result<()> {
-    let bytes = to_npy_bytes(t)?;
-    w.write_all(&bytes).map_err(|e| io_err("write_npy", e))
+pub fn write<W: Write>(w: &mut W, t: &DynTensor) -> Result<()> {
+    let bytes = to_bytes(t)?;
+    w.write_all(&bytes).map_err(|e| io_err("write", e))
 }
 
 /// Saves a tensor to a `.npy` file (any layout; see the module docs).
-pub fn save_npy(path: impl AsRef<Path>, t: &DynTensor) -> Result<()> {
+pub fn save(path: impl AsRef<Path>, t: &DynTensor) -> Result<()> {
     let path = path.as_ref();
-    let bytes = to_npy_bytes(t)?;
+    let bytes = to_bytes(t)?;
     super::write_file("save_npy", path, &bytes)
 }

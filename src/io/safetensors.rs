@@ -49,7 +49,7 @@ pub fn from_safetensors_dtype(d: Dtype) -> Result<DType> {
 }
 
 /// Every tensor of a `.safetensors` file's contents, by name (each copied once).
-pub fn from_safetensors_bytes(bytes: &[u8]) -> Result<BTreeMap<String, DynTensor>> {
+pub fn from_bytes(bytes: &[u8]) -> Result<BTreeMap<String, DynTensor>> {
     let st = SafeTensors::deserialize(bytes).map_err(|e| bad(e.to_string()))?;
     let mut out = BTreeMap::new();
     for (name, view) in st.iter() {
@@ -67,7 +67,7 @@ pub fn from_safetensors_bytes(bytes: &[u8]) -> Result<BTreeMap<String, DynTensor
 }
 
 /// The `.safetensors` bytes of named tensors (any layouts). Duplicate names are an error.
-pub fn to_safetensors_bytes<'a, S: AsRef<str>>(
+pub fn to_bytes<'a, S: AsRef<str>>(
     tensors: impl IntoIterator<Item = (S, &'a DynTensor)>,
 ) -> Result<Vec<u8>> {
     let mut data: BTreeMap<String, (DType, Vec<usize>, Vec<u8>)> = BTreeMap::new();
@@ -91,18 +91,18 @@ pub fn to_safetensors_bytes<'a, S: AsRef<str>>(
 }
 
 /// Loads every tensor of a `.safetensors` file (read whole, then copied into storages).
-pub fn load_safetensors(path: impl AsRef<Path>) -> Result<BTreeMap<String, DynTensor>> {
+pub fn load(path: impl AsRef<Path>) -> Result<BTreeMap<String, DynTensor>> {
     let path = path.as_ref();
     let bytes = super::read_file("load_safetensors", path)?;
-    from_safetensors_bytes(&bytes)
+    from_bytes(&bytes)
 }
 
 /// Saves named tensors to a `.safetensors` file.
-pub fn save_safetensors<'a, S: AsRef<str>>(
+pub fn save<'a, S: AsRef<str>>(
     path: impl AsRef<Path>,
     tensors: impl IntoIterator<Item = (S, &'a DynTensor)>,
 ) -> Result<()> {
     let path = path.as_ref();
-    let bytes = to_safetensors_bytes(tensors)?;
+    let bytes = to_bytes(tensors)?;
     super::write_file("save_safetensors", path, &bytes)
 }

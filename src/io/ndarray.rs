@@ -1,0 +1,1 @@
+//! Conversions to and from `ndarray` (cargo feature `ndarray`).

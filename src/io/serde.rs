@@ -1,0 +1,1 @@
+//! `Serialize`/`Deserialize` for `Tensor<T>` and `DynTensor` (cargo feature `serde`).
