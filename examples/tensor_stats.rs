@@ -59,7 +59,7 @@ fn demo_file() -> Result<std::path::PathBuf, weft::Error> {
         ("token_ids", &ids),
         ("mask", &mask),
     ];
-    safetensors::save(&path, tensors)?;
+    safetensors::save(&path, tensors, &Default::default())?;
     Ok(path)
 }
 

@@ -140,15 +140,17 @@ impl<'a> OpBorrows<'a> {
 /// Alignment of every buffer: a cache line, and enough for 512-bit vector loads.
 pub const STORAGE_ALIGN: usize = 64;
 
-/// The shared state of a storage, stored in the same allocation just before the elements:
-/// the handle count, the borrow state, the element count and where the allocation starts.
+/// The shared state of a storage: the handle count, the borrow state, the element count and
+/// where the allocation starts. A storage weft allocates keeps it in the same allocation just
+/// before the elements; an adopted buffer (a `Vec`, a file mapping) keeps it in a small
+/// [`ForeignBlock`] beside its owner.
 #[repr(C)]
 struct Header {
     /// Number of live [`Storage`] handles.
     refs: AtomicUsize,
     borrow: BorrowFlag,
     len: usize,
-    /// Bytes from the allocation's start to the elements.
+    /// Bytes from the allocation's start to the elements, or [`FOREIGN`].
     shift: usize,
 }
 
@@ -158,15 +160,52 @@ const HEADER: usize = size_of::<Header>();
 const _: () =
     assert!(HEADER.is_multiple_of(align_of::<Header>()) && HEADER.is_multiple_of(CALLOC_ALIGN));
 
-/// A handle to a shared, 64-byte aligned, zero-initialised buffer of `len` elements, with its
-/// run-time borrow state. Cloning a handle shares the buffer (a reference count, as `Arc`);
-/// the buffer is freed when the last handle is dropped. One allocation holds the header
-/// (count, borrow flag, length) and the elements: a new tensor costs one `calloc`.
+/// A handle to a shared, zero-initialised buffer of `len` elements, with its run-time borrow
+/// state. Cloning a handle shares the buffer (a reference count, as `Arc`); the buffer is freed
+/// when the last handle is dropped. A buffer weft allocates is 64-byte aligned, in one
+/// allocation with its header (count, borrow flag, length): a new tensor costs one `calloc`.
+/// An adopted buffer (a `Vec`, a mapped file) is aligned for `T` and has its header beside it.
 pub struct Storage<T: Element> {
-    /// The first element; the header lies `HEADER` bytes before it, in the same allocation.
-    /// Derived from the allocation's own pointer, so it may reach the header and the elements.
+    /// The first element. For a buffer weft allocated, derived from the allocation's own
+    /// pointer (so it may reach the header `HEADER` bytes before it and the elements).
     ptr: NonNull<T>,
+    /// The header: `ptr - HEADER` for weft's own buffers, a [`ForeignBlock`] for adopted ones.
+    header: NonNull<Header>,
     _owns: PhantomData<T>,
+}
+
+/// `Header::shift` of an adopted buffer: its header lives in a [`ForeignBlock`].
+const FOREIGN: usize = usize::MAX;
+
+/// The header of an adopted buffer and what keeps the buffer alive (dropped with the last
+/// handle). `repr(C)` with the header first, so a pointer to the block is one to its header.
+#[repr(C)]
+struct ForeignBlock {
+    header: Header,
+    _owner: Box<dyn Send + Sync>,
+}
+
+/// A `Vec`'s buffer, given back to `Vec` (and so to its allocator, with its own layout) when
+/// dropped. Held as raw parts, so that no `Vec` exists (and could be moved or retagged) while
+/// storages point into the buffer.
+struct AdoptedVec<U> {
+    ptr: NonNull<U>,
+    len: usize,
+    cap: usize,
+}
+
+// SAFETY: the buffer belongs to this value alone (it came from an owned Vec<U>); U is an
+// element type (plain data, Send + Sync).
+unsafe impl<U: Send> Send for AdoptedVec<U> {}
+// SAFETY: as for Send; the value itself is never read through `&`.
+unsafe impl<U: Sync> Sync for AdoptedVec<U> {}
+
+impl<U> Drop for AdoptedVec<U> {
+    fn drop(&mut self) {
+        // SAFETY: ptr/len/cap are the raw parts of a Vec<U> taken apart in `from_vec_parts`,
+        // given back once.
+        drop(unsafe { Vec::from_raw_parts(self.ptr.as_ptr(), self.len, self.cap) });
+    }
 }
 
 /// Alignment asked of the allocator: `calloc`'s own (std's `alloc_zeroed` calls `calloc` only
@@ -199,11 +238,11 @@ impl<T: Element> Storage<T> {
 
     #[inline]
     fn header(&self) -> &Header {
-        // SAFETY: `ptr` is HEADER bytes past the start of an initialised `Header` inside the
-        // live allocation this handle keeps alive (see `try_zeroed`); HEADER is a multiple of
-        // the header's alignment and `ptr` is 64-aligned, so the header is aligned. Its fields
-        // are atomics or never written after creation, so a shared reference is fine.
-        unsafe { &*self.ptr.as_ptr().cast::<u8>().sub(HEADER).cast::<Header>() }
+        // SAFETY: `header` points to an initialised, aligned `Header` that lives as long as any
+        // handle (inside weft's allocation, see `try_zeroed`, or in a ForeignBlock, see
+        // `from_foreign`); its fields are atomics or never written after creation, so a shared
+        // reference is fine.
+        unsafe { self.header.as_ref() }
     }
 
     /// A zero-filled buffer of `len` elements (zero is a valid value of every element type,
@@ -253,10 +292,17 @@ impl<T: Element> Storage<T> {
         if layout.size() >= HUGEPAGE_MIN {
             advise_hugepages(raw, layout.size());
         }
-        // SAFETY: raw is non-null, so raw + shift (inside the allocation) is too.
-        let ptr = unsafe { NonNull::new_unchecked(data.cast::<T>()) };
+        // SAFETY: raw is non-null, so raw + shift (inside the allocation) is too, and so is
+        // data - HEADER >= raw.
+        let (ptr, header) = unsafe {
+            (
+                NonNull::new_unchecked(data.cast::<T>()),
+                NonNull::new_unchecked(data.sub(HEADER).cast::<Header>()),
+            )
+        };
         Ok(Storage {
             ptr,
+            header,
             _owns: PhantomData,
         })
     }
@@ -273,6 +319,82 @@ impl<T: Element> Storage<T> {
         // SAFETY: fresh buffer of data.len() elements, no overlap, not shared yet.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), s.ptr.as_ptr(), data.len()) };
         Ok(s)
+    }
+
+    /// A storage over a `Vec`'s own buffer: no copy, the elements stay where they are (the
+    /// buffer is freed through `Vec` with the last handle). Its alignment is `T`'s, not
+    /// [`STORAGE_ALIGN`]: nothing in weft relies on more (views with offsets never had it).
+    pub fn from_vec(data: Vec<T>) -> Self {
+        let mut data = std::mem::ManuallyDrop::new(data);
+        let (ptr, len, cap) = (data.as_mut_ptr(), data.len(), data.capacity());
+        // SAFETY: Vec's pointer is never null (dangling but aligned when empty).
+        let ptr = unsafe { NonNull::new_unchecked(ptr) };
+        let owner = AdoptedVec { ptr, len, cap };
+        // SAFETY: a Vec<T>'s buffer: aligned, `len` initialised elements (at most isize::MAX
+        // bytes, as every Vec), referenced by nothing else once the Vec is taken apart; the
+        // owner frees it after the last handle.
+        unsafe { Self::from_foreign(ptr, len, Box::new(owner)) }
+    }
+
+    /// A storage of `T` over a `Vec<u8>`'s buffer without copying when the buffer is aligned
+    /// for `T` and its length a multiple of `size_of::<T>()`; `Err` giving the vector back
+    /// otherwise. bool buffers must hold only 0 and 1 (`Err` otherwise): every byte becomes
+    /// an element, so it must be a valid value of `T`.
+    pub(crate) fn from_byte_vec(data: Vec<u8>) -> std::result::Result<Self, Vec<u8>> {
+        let size = size_of::<T>();
+        if !data.len().is_multiple_of(size)
+            || !data.as_ptr().cast::<T>().is_aligned()
+            || (T::DTYPE == crate::dtype::DType::Bool && data.iter().any(|&b| b > 1))
+        {
+            return Err(data);
+        }
+        let len = data.len() / size;
+        let mut data = std::mem::ManuallyDrop::new(data);
+        let (ptr, bytes, cap) = (data.as_mut_ptr(), data.len(), data.capacity());
+        // SAFETY: Vec's pointer is never null.
+        let ptr = unsafe { NonNull::new_unchecked(ptr) };
+        // The parts of the Vec<u8> given up above (ManuallyDrop), given back to Vec<u8> by the
+        // owner (so the allocator sees its own layout).
+        let owner = AdoptedVec {
+            ptr,
+            len: bytes,
+            cap,
+        };
+        // SAFETY: ptr is aligned for T (checked), holds len * size initialised bytes, each group
+        // a valid T (every bit pattern of the numeric types; 0/1 for bool, checked), and
+        // nothing else refers to the buffer: the Vec was taken apart.
+        Ok(unsafe { Self::from_foreign(ptr.cast::<T>(), len, Box::new(owner)) })
+    }
+
+    /// A storage over memory that `owner` keeps alive.
+    ///
+    /// # Safety
+    /// `ptr` is aligned for `T` and valid for reads and writes of `len` initialised, valid `T`
+    /// values for as long as `owner` lives, and nothing but this storage (and its clones)
+    /// accesses that memory meanwhile (so the borrow flag guards every access). `len *
+    /// size_of::<T>()` does not exceed `isize::MAX`.
+    pub(crate) unsafe fn from_foreign(
+        ptr: NonNull<T>,
+        len: usize,
+        owner: Box<dyn Send + Sync>,
+    ) -> Self {
+        let block = Box::new(ForeignBlock {
+            header: Header {
+                refs: AtomicUsize::new(1),
+                borrow: BorrowFlag::default(),
+                len,
+                shift: FOREIGN,
+            },
+            _owner: owner,
+        });
+        // The block is given back to Box in `drop` (shift == FOREIGN); repr(C) with the header
+        // first, so the block's pointer is its header's.
+        let header = NonNull::from(Box::leak(block)).cast::<Header>();
+        Storage {
+            ptr,
+            header,
+            _owns: PhantomData,
+        }
     }
 
     /// [`Storage::try_from_slice`], panicking on allocation failure.
@@ -313,7 +435,9 @@ impl<T: Element> Storage<T> {
 
     /// Whether two handles share one buffer (`Arc::ptr_eq`).
     pub fn ptr_eq(a: &Self, b: &Self) -> bool {
-        a.ptr == b.ptr
+        // The headers, not the element pointers: two empty adopted buffers may share a
+        // dangling element pointer.
+        a.header == b.header
     }
 
     /// Whether this is the only handle to the buffer.
@@ -336,6 +460,7 @@ impl<T: Element> Clone for Storage<T> {
         }
         Storage {
             ptr: self.ptr,
+            header: self.header,
             _owns: PhantomData,
         }
     }
@@ -355,6 +480,13 @@ impl<T: Element> Drop for Storage<T> {
             std::sync::atomic::fence(Ordering::Acquire);
         }
         let (len, shift) = (h.len, h.shift);
+        if shift == FOREIGN {
+            // SAFETY: the last handle of an adopted buffer: its header is the first field of a
+            // ForeignBlock leaked from a Box in `from_foreign`, given back once; dropping it
+            // drops the owner, which frees the buffer.
+            drop(unsafe { Box::from_raw(self.header.as_ptr().cast::<ForeignBlock>()) });
+            return;
+        }
         let layout = Self::alloc_layout(len).expect("the layout it was allocated with");
         // SAFETY: the last handle: allocated in `try_zeroed` with this layout, at `ptr - shift`
         // (a pointer derived from the allocation's own); nothing references it any more.

@@ -133,3 +133,31 @@ fn reduction_loop_shapes() {
     assert_eq!(e.sum(0, false).numel(), 3);
     assert_eq!(x.softmax(1).shape(), &[6, 10]);
 }
+
+#[test]
+fn adopted_buffers_are_read_written_and_freed_once() {
+    // A Vec<f32> adopted as the storage: no copy, in-place writes land in its buffer.
+    let v = vec![1.0f32, 2.0, 3.0, 4.0];
+    let p = v.as_ptr();
+    let mut a = Tensor::from_vec(v, &[2, 2]).unwrap();
+    assert_eq!(a.storage().as_ptr(), p);
+    let b = a.share();
+    a += &t(&[1.0; 4], &[2, 2]);
+    assert_eq!(b.to_vec(), vec![2.0, 3.0, 4.0, 5.0]);
+    assert_eq!(b.storage().as_ptr(), p);
+    // Handles dropped on two threads: the buffer goes back to Vec once.
+    let c = b.share();
+    std::thread::spawn(move || drop(c)).join().unwrap();
+    drop((a, b));
+    // A Vec<u8> adopted as i32 when aligned, copied when not; bool bytes must be 0/1.
+    let bytes: Vec<u8> = [7i32, -1].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let d = DynTensor::from_bytes_vec(DType::I32, &[2], bytes).unwrap();
+    assert_eq!(d.to_vec::<i32>().unwrap(), vec![7, -1]);
+    let e = DynTensor::from_bytes_vec(DType::Bool, &[3], vec![1, 0, 1]).unwrap();
+    assert_eq!(e.to_vec::<bool>().unwrap(), vec![true, false, true]);
+    assert!(DynTensor::from_bytes_vec(DType::Bool, &[2], vec![1, 2]).is_err());
+    // An empty Vec (dangling pointer) is a storage of its own.
+    let z1 = Tensor::<f64>::from_vec(vec![], &[0]).unwrap();
+    let z2 = Tensor::<f64>::from_vec(vec![], &[0, 3]).unwrap();
+    assert!(!weft::storage::Storage::ptr_eq(z1.storage(), z2.storage()));
+}

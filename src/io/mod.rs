@@ -1,9 +1,13 @@
 //! Data in and out: raw little-endian bytes ([`Tensor::from_bytes`], [`Tensor::to_bytes`] and
-//! the `DynTensor` forms), NumPy's `.npy` files ([`npy`]) and `.safetensors` files
-//! ([`safetensors`](mod@safetensors)).
+//! the `DynTensor` forms), NumPy's `.npy` files ([`npy`]) and `.npz` archives ([`npz`]),
+//! `.safetensors` files ([`safetensors`](mod@safetensors), mapped without a copy), and with
+//! cargo features, `ndarray` arrays and `serde`.
 //!
-//! Everything here reads elements through the public, borrow-taking accessors
-//! (`try_to_vec`) and writes fresh storages through `Tensor::from_fn`: no `unsafe`.
+//! Elements are read through the public, borrow-taking accessors (`try_to_vec`). Buffers are
+//! adopted without a copy where that is sound (a `Vec` by `from_vec`/`from_bytes_vec`, a
+//! mapped file by `safetensors::load`) through `Storage`'s adoption constructors; the only
+//! `unsafe` here is the mapping itself and handing its aligned, disjoint ranges to storages
+//! (`safetensors.rs`), and the borrowed `ndarray` view.
 
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
@@ -122,11 +126,26 @@ impl DynTensor {
         crate::with_dtype!(dtype, T => Ok(Tensor::<T>::from_bytes(shape, bytes)?.into()))
     }
 
-    /// [`DynTensor::from_bytes`] taking the buffer by value. The bytes are always copied (once)
-    /// into a fresh storage: weft's storages are 64-byte aligned and allocated by weft, so a
-    /// `Vec<u8>`'s buffer is never adopted. The vector is freed on return.
+    /// [`DynTensor::from_bytes`] taking the buffer by value: on a little-endian machine the
+    /// vector's buffer becomes the storage without a copy when it is aligned for the dtype (an
+    /// allocator's blocks always are for every weft dtype in practice); otherwise the bytes are
+    /// copied once and the vector freed. Same checks as `from_bytes` (length, bool bytes).
     pub fn from_bytes_vec(dtype: DType, shape: &[usize], bytes: Vec<u8>) -> Result<DynTensor> {
-        Self::from_bytes(dtype, shape, &bytes)
+        check_bytes(shape, dtype, &bytes)?;
+        crate::with_dtype!(dtype, T => {
+            if cfg!(target_endian = "little") {
+                match crate::storage::Storage::<T>::from_byte_vec(bytes) {
+                    Ok(storage) => Ok(Tensor::from_parts(
+                        storage,
+                        crate::layout::Layout::contiguous(shape),
+                    )?
+                    .into()),
+                    Err(bytes) => Self::from_bytes(dtype, shape, &bytes),
+                }
+            } else {
+                Self::from_bytes(dtype, shape, &bytes)
+            }
+        })
     }
 
     /// The elements' little-endian bytes in row-major order, any layout; see

@@ -1,18 +1,32 @@
 //! `.safetensors` files through the `safetensors` crate: a JSON header naming each tensor's
-//! dtype, shape and byte range, then the little-endian data.
+//! dtype, shape and byte range (plus optional string metadata), then the little-endian data.
 //!
-//! Loading copies each tensor's bytes once into a fresh weft storage (the file's data is not
-//! 64-byte aligned, and weft does not map files yet); weft's ten dtypes are read, any other
-//! (`U16`, `F8_E4M3`, ...) is an [`Error::Format`] naming it. Saving gathers any layout in
-//! row-major order. Names come back sorted (a `BTreeMap`).
+//! [`load`] maps the file (a private, copy-on-write mapping) and each tensor's storage is the
+//! mapped bytes themselves: loading is O(1) in the data size, pages are read when first
+//! touched, and the mapping lives as long as any tensor of the file. Writing to such a tensor
+//! copies the touched pages privately (the kernel's copy-on-write): it never reaches the file.
+//! A tensor whose bytes are not aligned for its dtype (the format does not promise it), a bool
+//! tensor (its bytes are checked to be 0/1) and every tensor on a big-endian machine are copied
+//! instead. [`from_bytes`] copies from a buffer. weft's ten dtypes are read; any other (`U16`,
+//! `F8_E4M3`, ...) is an [`Error::Format`] naming it. Saving gathers any layout in row-major
+//! order. Names come back sorted (a `BTreeMap`).
+//!
+//! Like every loader that maps files (NumPy's `mmap_mode`, the safetensors crate's own
+//! examples), this assumes no other process truncates or rewrites the file while it is mapped:
+//! the type system cannot see other processes. Use [`from_bytes`] on
+//! `std::fs::read(path)` where that cannot be promised.
 
 use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
 use crate::error::{Error, Result};
+use crate::storage::Storage;
+use crate::tensor::Tensor;
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::ptr::NonNull;
 use std::string::String;
+use std::sync::Arc;
 use std::vec::Vec;
 
 fn bad(reason: impl Into<String>) -> Error {
@@ -48,27 +62,49 @@ pub fn from_safetensors_dtype(d: Dtype) -> Result<DType> {
         .ok_or_else(|| bad(format!("unsupported dtype {name}")))
 }
 
+/// Named tensors and the file's string metadata (`__metadata__`, empty when absent).
+pub type Loaded = (BTreeMap<String, DynTensor>, BTreeMap<String, String>);
+
+/// The weft dtype of a tensor in a file; the error names the tensor.
+fn tensor_dtype(name: &str, view: &TensorView<'_>) -> Result<DType> {
+    from_safetensors_dtype(view.dtype()).map_err(|_| {
+        bad(format!(
+            "tensor {name:?}: unsupported dtype {}",
+            view.dtype()
+        ))
+    })
+}
+
 /// Every tensor of a `.safetensors` file's contents, by name (each copied once).
 pub fn from_bytes(bytes: &[u8]) -> Result<BTreeMap<String, DynTensor>> {
+    Ok(from_bytes_with_metadata(bytes)?.0)
+}
+
+/// [`from_bytes`] plus the file's metadata.
+pub fn from_bytes_with_metadata(bytes: &[u8]) -> Result<Loaded> {
+    let (_, header) = SafeTensors::read_metadata(bytes).map_err(|e| bad(e.to_string()))?;
     let st = SafeTensors::deserialize(bytes).map_err(|e| bad(e.to_string()))?;
     let mut out = BTreeMap::new();
     for (name, view) in st.iter() {
-        let dtype = from_safetensors_dtype(view.dtype()).map_err(|_| {
-            bad(format!(
-                "tensor {name:?}: unsupported dtype {}",
-                view.dtype()
-            ))
-        })?;
-        let t = DynTensor::from_bytes(dtype, view.shape(), view.data())
+        let t = DynTensor::from_bytes(tensor_dtype(name, &view)?, view.shape(), view.data())
             .map_err(|e| bad(format!("tensor {name:?}: {e}")))?;
         out.insert(name.into(), t);
     }
-    Ok(out)
+    Ok((out, metadata_map(header.metadata())))
 }
 
-/// The `.safetensors` bytes of named tensors (any layouts). Duplicate names are an error.
+fn metadata_map(m: &Option<HashMap<String, String>>) -> BTreeMap<String, String> {
+    m.iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// The `.safetensors` bytes of named tensors (any layouts) and string metadata (written as
+/// `__metadata__` unless empty). Duplicate names are an error.
 pub fn to_bytes<'a, S: AsRef<str>>(
     tensors: impl IntoIterator<Item = (S, &'a DynTensor)>,
+    metadata: &BTreeMap<String, String>,
 ) -> Result<Vec<u8>> {
     let mut data: BTreeMap<String, (DType, Vec<usize>, Vec<u8>)> = BTreeMap::new();
     for (name, t) in tensors {
@@ -87,22 +123,121 @@ pub fn to_bytes<'a, S: AsRef<str>>(
             .map_err(|e| bad(e.to_string()))?;
         views.push((name.as_str(), v));
     }
-    safetensors::serialize(views, None).map_err(|e| bad(e.to_string()))
+    let info = (!metadata.is_empty()).then(|| {
+        metadata
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<HashMap<_, _>>()
+    });
+    safetensors::serialize(views, info).map_err(|e| bad(e.to_string()))
 }
 
-/// Loads every tensor of a `.safetensors` file (read whole, then copied into storages).
+/// Loads every tensor of a `.safetensors` file without copying: see the module notes.
 pub fn load(path: impl AsRef<Path>) -> Result<BTreeMap<String, DynTensor>> {
-    let path = path.as_ref();
-    let bytes = super::read_file("load_safetensors", path)?;
-    from_bytes(&bytes)
+    Ok(load_with_metadata(path)?.0)
 }
 
-/// Saves named tensors to a `.safetensors` file.
+/// [`load`] plus the file's metadata.
+pub fn load_with_metadata(path: impl AsRef<Path>) -> Result<Loaded> {
+    let path = path.as_ref();
+    let io = |e: std::io::Error| Error::Io {
+        op: "load_safetensors",
+        reason: format!("{}: {e}", path.display()),
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    if len < 8 {
+        // Also keeps empty files away from mmap (a zero-length mapping is an error).
+        return Err(bad(format!(
+            "truncated: {len} bytes, shorter than the 8-byte header length"
+        )));
+    }
+    // SAFETY: a private mapping (MAP_PRIVATE): writes through it stay in this process. That no
+    // other process truncates or rewrites the file meanwhile is the documented assumption of
+    // this function (module notes); memmap2 marks mapping unsafe for exactly that reason.
+    let mut map = unsafe { memmap2::MmapOptions::new().map_copy(&file) }.map_err(io)?;
+    let base: *mut u8 = map.as_mut_ptr();
+    // Where each tensor's bytes lie in the mapping; the parse borrows it only for this block.
+    let (entries, metadata) = {
+        let bytes: &[u8] = &map;
+        let (_, header) = SafeTensors::read_metadata(bytes).map_err(|e| bad(e.to_string()))?;
+        let st = SafeTensors::deserialize(bytes).map_err(|e| bad(e.to_string()))?;
+        let mut entries = Vec::with_capacity(st.len());
+        for (name, view) in st.iter() {
+            let start = view.data().as_ptr().addr() - bytes.as_ptr().addr();
+            entries.push((
+                name.to_owned(),
+                tensor_dtype(name, &view)?,
+                view.shape().to_vec(),
+                start..start + view.data().len(),
+            ));
+        }
+        (entries, metadata_map(header.metadata()))
+    };
+    // Each storage must be the only way to its bytes (its borrow flag guards them): the
+    // crate's validation makes the ranges consecutive; checked again here, not assumed.
+    // (Empty tensors touch no byte: they may sit at any offset.)
+    let mut ranges: Vec<_> = entries
+        .iter()
+        .map(|e| e.3.clone())
+        .filter(|r| !r.is_empty())
+        .collect();
+    ranges.sort_by_key(|r| r.start);
+    if ranges.windows(2).any(|w| w[0].end > w[1].start) {
+        return Err(bad("tensors overlap in the data"));
+    }
+    let map = Arc::new(map);
+    let mut out = BTreeMap::new();
+    for (name, dtype, shape, range) in entries {
+        let t = crate::with_dtype!(dtype, T => {
+            mapped_tensor::<T>(&map, base, &shape, range.clone())
+        })
+        .map_err(|e| bad(format!("tensor {name:?}: {e}")))?;
+        out.insert(name, t);
+    }
+    Ok((out, metadata))
+}
+
+/// One tensor over the mapped bytes `range` (no copy), or a copy of them when they are not
+/// aligned for `T`, are bool bytes (checked to be 0/1 by the copy) or the machine is
+/// big-endian.
+fn mapped_tensor<T: super::LeBytes + crate::dyn_tensor::DynElement>(
+    map: &Arc<memmap2::MmapMut>,
+    base: *mut u8,
+    shape: &[usize],
+    range: std::ops::Range<usize>,
+) -> Result<DynTensor> {
+    let size = size_of::<T>();
+    super::byte_len(shape, T::DTYPE)?;
+    // SAFETY: range lies inside the mapping (the crate's validation), so base + start does.
+    let ptr = unsafe { base.add(range.start) }.cast::<T>();
+    let direct = cfg!(target_endian = "little") && ptr.is_aligned() && T::DTYPE != DType::Bool;
+    if !direct {
+        // SAFETY: as above; the mapping is alive (held by `map`) and nothing writes to it yet.
+        let bytes = unsafe { std::slice::from_raw_parts(base.add(range.start), range.len()) };
+        return Ok(T::wrap(Tensor::<T>::from_bytes(shape, bytes)?));
+    }
+    let len = range.len() / size;
+    // SAFETY: ptr is aligned for T and valid for reads and writes (a private writable mapping)
+    // of `len` initialised elements (every bit pattern is a valid numeric T; bool is copied
+    // above) while `map` lives, which the owner keeps; the ranges of one file are disjoint
+    // (checked above), so this storage is the only way to these bytes.
+    let storage = unsafe {
+        Storage::from_foreign(NonNull::new_unchecked(ptr), len, Box::new(Arc::clone(map)))
+    };
+    Ok(T::wrap(Tensor::from_parts(
+        storage,
+        crate::layout::Layout::contiguous(shape),
+    )?))
+}
+
+/// Saves named tensors and string metadata to a `.safetensors` file.
 pub fn save<'a, S: AsRef<str>>(
     path: impl AsRef<Path>,
     tensors: impl IntoIterator<Item = (S, &'a DynTensor)>,
+    metadata: &BTreeMap<String, String>,
 ) -> Result<()> {
     let path = path.as_ref();
-    let bytes = to_bytes(tensors)?;
+    let bytes = to_bytes(tensors, metadata)?;
     super::write_file("save_safetensors", path, &bytes)
 }

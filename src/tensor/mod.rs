@@ -38,6 +38,20 @@ impl<T: Element> Clone for Tensor<T> {
     }
 }
 
+/// Checks that `shape` holds exactly `len` elements of `size` bytes (checked arithmetic).
+fn check_len(shape: &[usize], len: usize, size: usize) -> Result<()> {
+    let n = checked_numel(shape, size)?;
+    if n != len {
+        return Err(Error::NumelMismatch {
+            what: "from_vec",
+            shape: shape.to_vec(),
+            expected: n,
+            got: len,
+        });
+    }
+    Ok(())
+}
+
 /// Whether every byte of `v` is zero (the zero-initialised storage already holds it).
 pub(crate) fn is_zero_bits<T: Element>(v: &T) -> bool {
     // SAFETY: element types are plain data without padding; reading their bytes is valid.
@@ -52,22 +66,20 @@ impl<T: Element> Tensor<T> {
         Ok(Tensor { storage, layout })
     }
 
-    /// A contiguous tensor owning `data`, with `shape`.
+    /// A contiguous tensor over `data`'s own buffer, with `shape`: the vector is adopted, not
+    /// copied (its elements stay where they are; the buffer is freed through `Vec` with the
+    /// last handle).
     pub fn from_vec(data: Vec<T>, shape: &[usize]) -> Result<Self> {
-        Self::from_slice(&data, shape)
+        check_len(shape, data.len(), size_of::<T>())?;
+        Ok(Tensor {
+            storage: Storage::from_vec(data),
+            layout: Layout::contiguous(shape),
+        })
     }
 
     /// A contiguous tensor copied from `data`, with `shape`.
     pub fn from_slice(data: &[T], shape: &[usize]) -> Result<Self> {
-        let n = checked_numel(shape, size_of::<T>())?;
-        if n != data.len() {
-            return Err(Error::NumelMismatch {
-                what: "from_vec",
-                shape: shape.to_vec(),
-                expected: n,
-                got: data.len(),
-            });
-        }
+        check_len(shape, data.len(), size_of::<T>())?;
         Ok(Tensor {
             storage: Storage::try_from_slice(data)?,
             layout: Layout::contiguous(shape),
