@@ -167,7 +167,7 @@ fn mapped_load_shares_the_file_bytes_and_writes_stay_private() {
 /// other writers need not.
 fn handmade(header: &str, data: &[u8]) -> Vec<u8> {
     let mut h = header.as_bytes().to_vec();
-    while h.len() % 8 != 0 {
+    while !h.len().is_multiple_of(8) {
         h.push(b' ');
     }
     [&(h.len() as u64).to_le_bytes()[..], &h, data].concat()

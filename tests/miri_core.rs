@@ -161,3 +161,15 @@ fn adopted_buffers_are_read_written_and_freed_once() {
     let z2 = Tensor::<f64>::from_vec(vec![], &[0, 3]).unwrap();
     assert!(!weft::storage::Storage::ptr_eq(z1.storage(), z2.storage()));
 }
+
+#[test]
+fn empty_views_with_far_offsets_read_nothing() {
+    // An empty layout reaches no element, so any offset is accepted; reading it must not form
+    // a pointer past the storage (the contiguous to_vec path did).
+    let s = weft::storage::Storage::from_slice(&[1.0f32]);
+    let l = weft::Layout::new(vec![2, 0], vec![-1000, 5], 1 << 40).unwrap();
+    let e = Tensor::from_parts(s, l).unwrap();
+    assert_eq!(e.try_to_vec().unwrap(), Vec::<f32>::new());
+    assert_eq!(e.contiguous().shape(), &[2, 0]);
+    assert_eq!((&e + 1.0).shape(), &[2, 0]);
+}

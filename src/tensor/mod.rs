@@ -359,9 +359,11 @@ impl<T: Element> Tensor<T> {
             })?;
         let _read = self.storage.borrow("to_vec", false)?;
         let base = self.storage.as_ptr();
-        if self.is_contiguous() {
-            // SAFETY: contiguous view of n elements starting at offset, inside the storage;
-            // no writer while the shared borrow is held.
+        // n > 0: an empty layout may carry any offset (it reaches no element), so `base +
+        // offset` is only in bounds for a non-empty one.
+        if n > 0 && self.is_contiguous() {
+            // SAFETY: a non-empty contiguous view of n elements starting at offset, inside the
+            // storage (checked at construction); no writer while the shared borrow is held.
             out.extend_from_slice(unsafe {
                 std::slice::from_raw_parts(base.add(self.layout.offset), n)
             });
