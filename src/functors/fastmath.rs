@@ -1,16 +1,35 @@
-//! Branch-free f32 `exp`, `sigmoid`, `tanh` and exact (erf) `gelu` that LLVM vectorizes: the
-//! CPU ops use them for f32 instead of the scalar libm calls (`Exp`, `Sigmoid`, ... keep libm
-//! and stay what the GPU path compiles). Every branch is a value select, and rounding and
-//! `2^n` are done with float/integer bit tricks, so the loops become SIMD at the x86-64
-//! baseline (SSE2) already.
+//! Branch-free f32 `exp`, `sigmoid`, `tanh`, exact (erf) `gelu`, `log`, `log2`, `log10`,
+//! `log1p`, `sin` and `cos` that LLVM vectorizes: the CPU ops use them for f32 instead of the
+//! scalar libm calls (the `f32 => ...` overrides in `unary_float.rs`/`activation.rs`). Every branch is a value select, and rounding,
+//! exponent extraction and `2^n` are done with float/integer bit tricks, so the loops become
+//! SIMD at the x86-64 baseline (SSE2) already.
 //!
-//! Accuracy (checked against f64 in `tests/kernel_paths.rs` and by the golden tests): `exp`,
-//! `sigmoid`, `tanh` within 4 ulp (results below 2^-126 may flush toward 0, as the golden
-//! tolerance's floor allows); `gelu` within `2·eps·max(1,|x|)` absolute (erf by Abramowitz &
-//! Stegun 7.1.26, |error| < 1.5e-7, the same formula as PyTorch's vectorized erf).
+//! Accuracy (checked against f64 in `tests/kernel_paths.rs`, `tests/math_accuracy.rs` and by
+//! the golden tests): `exp`, `sigmoid`, `tanh` within 4 ulp (results below 2^-126 may flush
+//! toward 0, as the golden tolerance's floor allows); `gelu` within `2·eps·max(1,|x|)` absolute
+//! (erf by Abramowitz & Stegun 7.1.26, |error| < 1.5e-7, the same formula as PyTorch's
+//! vectorized erf). The logs and `sin`/`cos` within 4 ulp of the correctly rounded result on
+//! the whole f32 domain (`tests/math_accuracy.rs` measures the maximum), special values exact.
+//!
+//! Logs: Cephes `logf`/`log2f`/`log10f` (polynomial for `ln(1+f)`, `f = m - 1`,
+//! `m` in [√½, √2)), the mantissa and exponent split off with integer bit operations (musl's
+//! offset trick), subnormals scaled by 2^23 first; `log1p` the same kernel on `u = 1 + x` plus
+//! the rounding correction `(1 + x - u) / u` (FreeBSD/musl `log1pf`).
+//!
+//! `sin`/`cos`: the argument reduction `x·2/π = q + f` is done in f64 for every |x| at once,
+//! without a table and without a branch: 2/π is split into 29-bit pieces `c_k`, so each
+//! `x·c_k` is exact in f64 (24 + 29 bits), and is reduced mod 4 exactly; the pieces are summed
+//! with TwoSum (the error terms kept), which gives `f` to f64 relative precision even for the
+//! f32 inputs closest to a multiple of π/2, up to |x| = f32::MAX (a Payne-Hanek reduction
+//! whose "table lookup" is the fixed set of 7 pieces that covers every exponent). The
+//! polynomials are FreeBSD/musl's f64 `__sindf`/`__cosdf` on [-π/4, π/4] (< 2^-37 error).
+//! Computing the slow large-argument path always costs less than a select between it and a
+//! Cody-Waite f32 path would (both would run for every lane), and is still ~10x faster than
+//! scalar libm.
 
-// The coefficients are Cephes' and A&S's as published; the clamps are written as selects.
-#![allow(clippy::excessive_precision, clippy::manual_clamp)]
+// The coefficients are Cephes', A&S's and FreeBSD's as published; the clamps are written as
+// selects; `x - x` is the NaN of a non-finite x (libm's idiom).
+#![allow(clippy::excessive_precision, clippy::manual_clamp, clippy::eq_op)]
 
 /// `1.5 * 2^23`: adding it rounds an f32 of magnitude < 2^22 to an integer (ties to even) and
 /// leaves that integer in the low mantissa bits.
@@ -94,4 +113,300 @@ pub fn gelu_erf_f32(x: f32) -> f32 {
     // A NaN input is returned as it is: the NaN bits of the product would otherwise depend
     // on the operand order the vectorizer picks (contiguous and strided loops must agree).
     if x.is_nan() { x } else { y }
+}
+
+/// Splits a positive finite f32 (normal or subnormal) into `m·2^k`, `m` in [√½, √2), and
+/// returns `(m - 1, k)` (`m - 1` is exact). Other inputs give garbage, to be selected away.
+#[inline(always)]
+fn log_reduce(x: f32) -> (f32, f32) {
+    // Subnormals: scale by 2^23 first (the smallest, 2^-149, becomes 2^-126).
+    let sub = x < f32::MIN_POSITIVE;
+    let xs = if sub { x * 8_388_608.0 } else { x };
+    // Adding 1 - √½ (in bits) moves the exponent boundary from 1 to √½ (musl's `logf`).
+    let ix = xs.to_bits().wrapping_add(0x3f80_0000 - 0x3f35_04f3);
+    let k = (ix >> 23) as i32 - 127 - if sub { 23 } else { 0 };
+    let m = f32::from_bits((ix & 0x007f_ffff) + 0x3f35_04f3);
+    (m - 1.0, k as f32)
+}
+
+/// Cephes `logf`'s polynomial: `ln(1 + f) ≈ f - f²/2 + t` for f in [√½ - 1, √2 - 1]; returns
+/// `(t, f²)`.
+#[inline(always)]
+fn log_poly(f: f32) -> (f32, f32) {
+    let z = f * f;
+    let mut p = 7.037_683_6e-2f32;
+    p = p * f - 1.151_461_031e-1;
+    p = p * f + 1.167_699_874e-1;
+    p = p * f - 1.242_014_085e-1;
+    p = p * f + 1.424_932_279e-1;
+    p = p * f - 1.666_805_766e-1;
+    p = p * f + 2.000_071_477e-1;
+    p = p * f - 2.499_999_399e-1;
+    p = p * f + 3.333_333_117e-1;
+    (p * f * z, z)
+}
+
+/// The special cases of the logs, selected over the polynomial result `r`: `log(±0) = -inf`,
+/// negative (and -inf) gives NaN, `+inf` and NaN are returned as they are.
+#[inline(always)]
+fn log_special(x: f32, r: f32) -> f32 {
+    let r = if x == 0.0 { f32::NEG_INFINITY } else { r };
+    let r = if x < 0.0 { f32::NAN } else { r };
+    if x < f32::INFINITY { r } else { x }
+}
+
+/// `ln 2` in two parts (Cephes): `LN2_HI` has 9 bits, so `k·LN2_HI` is exact.
+const LN2_HI: f32 = 0.693_359_375;
+const LN2_LO: f32 = -2.121_944_4e-4;
+
+/// Natural log for f32, branch-free (Cephes `logf`).
+#[inline(always)]
+pub fn log_f32(x: f32) -> f32 {
+    let (f, k) = log_reduce(x);
+    let (t, z) = log_poly(f);
+    let y = t + k * LN2_LO - 0.5 * z;
+    log_special(x, f + y + k * LN2_HI)
+}
+
+/// Base-2 log for f32, branch-free (Cephes `log2f`: `log2(e) - 1` split off so the f terms add
+/// in exactly).
+#[inline(always)]
+pub fn log2_f32(x: f32) -> f32 {
+    const LOG2EA: f32 = 0.442_695_040_888_963_4;
+    let (f, k) = log_reduce(x);
+    let (t, z) = log_poly(f);
+    let y = t - 0.5 * z;
+    let r = y * LOG2EA + f * LOG2EA + y + f + k;
+    log_special(x, r)
+}
+
+/// Base-10 log for f32, branch-free (Cephes `log10f`: `log10(e)` and `log10(2)` in two parts).
+#[inline(always)]
+pub fn log10_f32(x: f32) -> f32 {
+    const L102A: f32 = 3.007_812_5e-1;
+    const L102B: f32 = 2.487_456_639_811_952e-4;
+    const L10EA: f32 = 4.335_937_5e-1;
+    const L10EB: f32 = 7.007_319_032_518_277e-4;
+    let (f, k) = log_reduce(x);
+    let (t, z) = log_poly(f);
+    let y = t - 0.5 * z;
+    let r = y * L10EB + f * L10EB + k * L102B + y * L10EA + f * L10EA + k * L102A;
+    log_special(x, r)
+}
+
+/// `ln(1 + x)` for f32, branch-free: the log kernel on `u = 1 + x` plus the correction
+/// `(1 + x - u) / u` for the rounding of u (FreeBSD/musl `log1pf`), `f = x` itself where
+/// `u` is in [√½, √2).
+#[inline(always)]
+pub fn log1p_f32(x: f32) -> f32 {
+    let u = 1.0 + x;
+    let iu = u.to_bits().wrapping_add(0x3f80_0000 - 0x3f35_04f3);
+    let ki = (iu >> 23) as i32 - 127;
+    let m = f32::from_bits((iu & 0x007f_ffff) + 0x3f35_04f3);
+    // The rounding error of u, exact either way (FreeBSD's two forms).
+    let c = if ki >= 2 {
+        1.0 - (u - x)
+    } else {
+        x - (u - 1.0)
+    };
+    let c = if ki == 0 { 0.0 } else { c / u };
+    let f = if ki == 0 { x } else { m - 1.0 };
+    let k = ki as f32;
+    let (t, z) = log_poly(f);
+    let y = t + (k * LN2_LO + c) - 0.5 * z;
+    let r = f + y + k * LN2_HI;
+    // |x| < 2^-24: x itself (also keeps -0.0); -1 gives -inf, below it NaN; +inf and NaN as is.
+    let ax = f32::from_bits(x.to_bits() & 0x7fff_ffff);
+    let r = if ax < 5.960_464_5e-8 { x } else { r };
+    let r = if x == -1.0 { f32::NEG_INFINITY } else { r };
+    let r = if x < -1.0 { f32::NAN } else { r };
+    if x < f32::INFINITY { r } else { x }
+}
+
+/// 2/π in 29-bit pieces (`c_k = bits [29k+1, 29k+29] of 2/π`, as published in fdlibm's
+/// `ipio2` table): `x·c_k` is exact in f64 for every f32 x. Seven pieces (203 bits) leave an
+/// error below 2^-75 quadrants for |x| < 2^128.
+const TWO_OVER_PI: [f64; 7] = [
+    0.636_619_770_899_415,
+    1.468_166_324_625_208_6e-9,
+    2.276_010_067_197_181_6e-18,
+    5.881_214_738_773_043_4e-27,
+    1.034_686_870_083_621_5e-35,
+    3.783_256_351_091_319e-45,
+    3.720_474_878_517_739e-53,
+];
+
+/// 2^52: adding and subtracting it rounds an f64 in [0, 2^52) to an integer.
+const TWO52: f64 = 4_503_599_627_370_496.0;
+
+/// Round to an integer for any f64 magnitude (values from 2^52 up are integers already).
+#[inline(always)]
+fn rint_f64(y: f64) -> f64 {
+    const SIGN: u64 = 1 << 63;
+    let a = f64::from_bits(y.to_bits() & !SIGN);
+    let r = (a + TWO52) - TWO52;
+    let r = if a < TWO52 { r } else { a };
+    f64::from_bits(r.to_bits() | (y.to_bits() & SIGN))
+}
+
+/// `x·c` reduced mod 4, exactly: the product is exact, `p/4` and `4·n` are exact scalings and
+/// `p - 4n` is exact (|p - 4n| <= 2).
+#[inline(always)]
+fn mul_mod4(x: f64, c: f64) -> f64 {
+    let p = x * c;
+    p - 4.0 * rint_f64(p * 0.25)
+}
+
+/// TwoSum: `(a + b, the rounding error)`.
+#[inline(always)]
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+/// `x = (4j + q)·π/2 + t`: returns `(q, t)` with the low two bits of q the quadrant and
+/// |t| <= ~π/4, t to f64 relative precision for every finite f32 x.
+#[inline(always)]
+fn rem_pio2(x: f32) -> (u32, f64) {
+    let xd = x as f64;
+    let hi = mul_mod4(xd, TWO_OVER_PI[0]);
+    let (hi, e1) = two_sum(hi, mul_mod4(xd, TWO_OVER_PI[1]));
+    let (hi, e2) = two_sum(hi, mul_mod4(xd, TWO_OVER_PI[2]));
+    let (hi, e3) = two_sum(hi, mul_mod4(xd, TWO_OVER_PI[3]));
+    let (hi, e4) = two_sum(hi, mul_mod4(xd, TWO_OVER_PI[4]));
+    // |x·c_5|, |x·c_6| < 2^-19 for every f32: they only add to the low part.
+    let lo = e1 + e2 + e3 + e4 + xd * TWO_OVER_PI[5] + xd * TWO_OVER_PI[6];
+    // |hi| <= 10: round it with the 1.5·2^52 trick, whose low bits are the integer.
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    let t = hi + MAGIC;
+    let q = t.to_bits() as u32;
+    let f = (hi - (t - MAGIC)) + lo;
+    (q, f * core::f64::consts::FRAC_PI_2)
+}
+
+/// `sin t` on [-π/4, π/4] (FreeBSD/musl `__sindf`, |error| < 2^-37.5 relative).
+#[inline(always)]
+fn sin_poly(t: f64) -> f64 {
+    const S1: f64 = -0.166_666_666_416_265_235_595;
+    const S2: f64 = 0.008_333_329_385_889_463_175_6;
+    const S3: f64 = -0.000_198_393_348_360_966_317_347;
+    const S4: f64 = 0.000_002_718_311_493_989_821_906_4;
+    let z = t * t;
+    let w = z * z;
+    let r = S3 + z * S4;
+    let s = z * t;
+    (t + s * (S1 + z * S2)) + s * w * r
+}
+
+/// `cos t` on [-π/4, π/4] (FreeBSD/musl `__cosdf`, |error| < 2^-34.2).
+#[inline(always)]
+fn cos_poly(t: f64) -> f64 {
+    const C0: f64 = -0.499_999_997_251_031_003_120;
+    const C1: f64 = 0.041_666_623_323_739_063_189_4;
+    const C2: f64 = -0.001_388_676_377_460_992_946_92;
+    const C3: f64 = 0.000_024_390_448_796_277_409_065_4;
+    let z = t * t;
+    let w = z * z;
+    let r = C2 + z * C3;
+    ((1.0 + z * C0) + w * C1) + (w * z) * r
+}
+
+/// Sine for f32, branch-free on the whole range (see the module docs).
+#[inline(always)]
+pub fn sin_f32(x: f32) -> f32 {
+    let (q, t) = rem_pio2(x);
+    let (s, c) = (sin_poly(t), cos_poly(t));
+    let r = if q & 1 == 0 { s } else { c };
+    let r = if q & 2 == 0 { r } else { -r };
+    let r = r as f32;
+    // ±0 keeps its sign; ±inf and NaN give NaN (`x - x`, one operation: the same bits in
+    // every loop).
+    let r = if x == 0.0 { x } else { r };
+    if f32::from_bits(x.to_bits() & 0x7fff_ffff) < f32::INFINITY {
+        r
+    } else {
+        x - x
+    }
+}
+
+/// Cosine for f32, branch-free on the whole range (see the module docs).
+#[inline(always)]
+pub fn cos_f32(x: f32) -> f32 {
+    let (q, t) = rem_pio2(x);
+    let (s, c) = (sin_poly(t), cos_poly(t));
+    let r = if q & 1 == 0 { c } else { s };
+    let r = if q.wrapping_add(1) & 2 == 0 { r } else { -r };
+    let r = r as f32;
+    if f32::from_bits(x.to_bits() & 0x7fff_ffff) < f32::INFINITY {
+        r
+    } else {
+        x - x
+    }
+}
+
+/// `2^x` for f32, branch-free (Cephes `exp2f`: `2^x = 2^n · 2^r`, n = round(x), |r| <= 1/2).
+#[inline(always)]
+pub fn exp2_f32(x: f32) -> f32 {
+    // 2^128 overflows and 2^-150 rounds to 0: the clamp changes no result. NaN propagates.
+    let x = if x > 128.0 {
+        128.0
+    } else if x < -150.0 {
+        -150.0
+    } else {
+        x
+    };
+    let t = x + ROUND_MAGIC;
+    let n = t.to_bits() as i32 - ROUND_MAGIC.to_bits() as i32;
+    let r = x - (t - ROUND_MAGIC);
+    let mut p = 1.535_336_188_319_500e-4f32;
+    p = p * r + 1.339_887_440_266_574e-3;
+    p = p * r + 9.618_437_357_674_640e-3;
+    p = p * r + 5.550_332_471_162_809e-2;
+    p = p * r + 2.402_264_791_363_012e-1;
+    p = p * r + 6.931_472_028_550_421e-1;
+    let y = p * r + 1.0;
+    // 2^n as two normal factors, so results in the subnormal range round once.
+    let h = n >> 1;
+    let s1 = f32::from_bits(((h + 127) as u32) << 23);
+    let s2 = f32::from_bits(((n - h + 127) as u32) << 23);
+    y * s1 * s2
+}
+
+/// `e^x - 1` for f32, branch-free, in f64: `x = n ln2 + r` (|r| <= ln2/2), `e^r - 1` by its
+/// Taylor series to degree 11 (error < 2^-45), then `2^n (e^r - 1) + (2^n - 1)`, which has no
+/// cancellation for n != 0 and is the polynomial itself for n = 0.
+#[inline(always)]
+pub fn expm1_f32(x: f32) -> f32 {
+    // e^89 overflows f32 and e^-30 - 1 rounds to -1: the clamp changes no result.
+    let xc = if x > 89.0 {
+        89.0
+    } else if x < -30.0 {
+        -30.0
+    } else {
+        x
+    };
+    let xd = xc as f64;
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
+    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+    let t = xd * core::f64::consts::LOG2_E + MAGIC;
+    let n = t.to_bits().wrapping_sub(MAGIC.to_bits()) as i64;
+    let nf = t - MAGIC;
+    let r = xd - nf * LN2_HI - nf * LN2_LO;
+    let mut p = 1.0 / 39_916_800.0;
+    p = p * r + 1.0 / 3_628_800.0;
+    p = p * r + 1.0 / 362_880.0;
+    p = p * r + 1.0 / 40_320.0;
+    p = p * r + 1.0 / 5_040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    let em1 = p * r * r + r;
+    let s = f64::from_bits((n.wrapping_add(1023) as u64) << 52);
+    let y = (s * em1 + (s - 1.0)) as f32;
+    // ±0 keeps its sign.
+    if x == 0.0 { x } else { y }
 }

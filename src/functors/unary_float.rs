@@ -86,23 +86,23 @@ float_unary!(
     /// `e^x`.
     Exp: |x| x.exp(), f32 => super::fastmath::exp_f32;
     /// `e^x - 1`, accurate near 0.
-    Expm1: |x| x.exp_m1();
+    Expm1: |x| x.exp_m1(), f32 => super::fastmath::expm1_f32;
     /// Natural log (`log(-0.0) = -inf`, negative gives NaN).
-    Log: |x| x.ln();
+    Log: |x| x.ln(), f32 => super::fastmath::log_f32;
     /// `log(1 + x)`, accurate near 0.
-    Log1p: |x| x.ln_1p();
+    Log1p: |x| x.ln_1p(), f32 => super::fastmath::log1p_f32;
     /// Base-2 log.
-    Log2: |x| x.log2();
+    Log2: |x| x.log2(), f32 => super::fastmath::log2_f32;
     /// Base-10 log.
-    Log10: |x| x.log10();
+    Log10: |x| x.log10(), f32 => super::fastmath::log10_f32;
     /// Square root (`sqrt(-0.0) = -0.0`).
     Sqrt: |x| x.sqrt();
     /// `1 / sqrt(x)`, two roundings like PyTorch (`rsqrt(-0.0) = -inf`).
     Rsqrt: |x| R::ONE / x.sqrt();
     /// Sine.
-    Sin: |x| x.sin();
+    Sin: |x| x.sin(), f32 => super::fastmath::sin_f32;
     /// Cosine.
-    Cos: |x| x.cos();
+    Cos: |x| x.cos(), f32 => super::fastmath::cos_f32;
     /// Tangent.
     Tan: |x| x.tan();
     /// Arc sine.
@@ -120,7 +120,7 @@ float_unary!(
     /// Complementary error function `1 - erf(x)`, accurate in the tails.
     Erfc: |x| x.erfc();
     /// `2^x`.
-    Exp2: |x| x.exp2();
+    Exp2: |x| x.exp2(), f32 => super::fastmath::exp2_f32;
     /// Inverse hyperbolic sine.
     Asinh: |x| x.asinh();
     /// Inverse hyperbolic cosine (NaN below 1).
