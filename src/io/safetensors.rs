@@ -65,14 +65,47 @@ pub fn from_safetensors_dtype(d: Dtype) -> Result<DType> {
 /// Named tensors and the file's string metadata (`__metadata__`, empty when absent).
 pub type Loaded = (BTreeMap<String, DynTensor>, BTreeMap<String, String>);
 
-/// The weft dtype of a tensor in a file; the error names the tensor.
-fn tensor_dtype(name: &str, view: &TensorView<'_>) -> Result<DType> {
-    from_safetensors_dtype(view.dtype()).map_err(|_| {
-        bad(format!(
-            "tensor {name:?}: unsupported dtype {}",
-            view.dtype()
-        ))
-    })
+/// Where one tensor of a file lies: its name, dtype, shape and byte range in the file.
+struct Entry {
+    name: String,
+    dtype: DType,
+    shape: Vec<usize>,
+    range: std::ops::Range<usize>,
+}
+
+/// A file's tensors, in data order, and its metadata, from one parse of the header (the
+/// crate's `read_metadata`, which validates offsets, sizes and the total length). The byte
+/// ranges are checked disjoint again (empty tensors excluded: they touch no byte): a mapped
+/// tensor's storage must be the only way to its bytes.
+fn parse(bytes: &[u8]) -> Result<(Vec<Entry>, BTreeMap<String, String>)> {
+    let (n, header) = SafeTensors::read_metadata(bytes).map_err(|e| bad(e.to_string()))?;
+    // read_metadata checked 8 + n + the data length == bytes.len(): no sum below overflows.
+    let data_start = 8 + n;
+    let mut entries = Vec::with_capacity(header.tensors().len());
+    for name in header.offset_keys() {
+        let info = header
+            .info(&name)
+            .ok_or_else(|| bad(format!("tensor {name:?} listed without its info")))?;
+        let dtype = from_safetensors_dtype(info.dtype)
+            .map_err(|_| bad(format!("tensor {name:?}: unsupported dtype {}", info.dtype)))?;
+        let (start, end) = info.data_offsets;
+        entries.push(Entry {
+            dtype,
+            shape: info.shape.clone(),
+            range: data_start + start..data_start + end,
+            name,
+        });
+    }
+    let mut ranges: Vec<_> = entries
+        .iter()
+        .map(|e| e.range.clone())
+        .filter(|r| !r.is_empty())
+        .collect();
+    ranges.sort_by_key(|r| r.start);
+    if ranges.windows(2).any(|w| w[0].end > w[1].start) {
+        return Err(bad("tensors overlap in the data"));
+    }
+    Ok((entries, metadata_map(header.metadata())))
 }
 
 /// Every tensor of a `.safetensors` file's contents, by name (each copied once).
@@ -82,15 +115,14 @@ pub fn from_bytes(bytes: &[u8]) -> Result<BTreeMap<String, DynTensor>> {
 
 /// [`from_bytes`] plus the file's metadata.
 pub fn from_bytes_with_metadata(bytes: &[u8]) -> Result<Loaded> {
-    let (_, header) = SafeTensors::read_metadata(bytes).map_err(|e| bad(e.to_string()))?;
-    let st = SafeTensors::deserialize(bytes).map_err(|e| bad(e.to_string()))?;
+    let (entries, metadata) = parse(bytes)?;
     let mut out = BTreeMap::new();
-    for (name, view) in st.iter() {
-        let t = DynTensor::from_bytes(tensor_dtype(name, &view)?, view.shape(), view.data())
-            .map_err(|e| bad(format!("tensor {name:?}: {e}")))?;
-        out.insert(name.into(), t);
+    for e in entries {
+        let t = DynTensor::from_bytes(e.dtype, &e.shape, &bytes[e.range])
+            .map_err(|err| bad(format!("tensor {:?}: {err}", e.name)))?;
+        out.insert(e.name, t);
     }
-    Ok((out, metadata_map(header.metadata())))
+    Ok((out, metadata))
 }
 
 fn metadata_map(m: &Option<HashMap<String, String>>) -> BTreeMap<String, String> {
@@ -157,43 +189,16 @@ pub fn load_with_metadata(path: impl AsRef<Path>) -> Result<Loaded> {
     // this function (module notes); memmap2 marks mapping unsafe for exactly that reason.
     let mut map = unsafe { memmap2::MmapOptions::new().map_copy(&file) }.map_err(io)?;
     let base: *mut u8 = map.as_mut_ptr();
-    // Where each tensor's bytes lie in the mapping; the parse borrows it only for this block.
-    let (entries, metadata) = {
-        let bytes: &[u8] = &map;
-        let (_, header) = SafeTensors::read_metadata(bytes).map_err(|e| bad(e.to_string()))?;
-        let st = SafeTensors::deserialize(bytes).map_err(|e| bad(e.to_string()))?;
-        let mut entries = Vec::with_capacity(st.len());
-        for (name, view) in st.iter() {
-            let start = view.data().as_ptr().addr() - bytes.as_ptr().addr();
-            entries.push((
-                name.to_owned(),
-                tensor_dtype(name, &view)?,
-                view.shape().to_vec(),
-                start..start + view.data().len(),
-            ));
-        }
-        (entries, metadata_map(header.metadata()))
-    };
-    // Each storage must be the only way to its bytes (its borrow flag guards them): the
-    // crate's validation makes the ranges consecutive; checked again here, not assumed.
-    // (Empty tensors touch no byte: they may sit at any offset.)
-    let mut ranges: Vec<_> = entries
-        .iter()
-        .map(|e| e.3.clone())
-        .filter(|r| !r.is_empty())
-        .collect();
-    ranges.sort_by_key(|r| r.start);
-    if ranges.windows(2).any(|w| w[0].end > w[1].start) {
-        return Err(bad("tensors overlap in the data"));
-    }
+    // Where each tensor's bytes lie in the mapping; the parse borrows it only for this call.
+    let (entries, metadata) = parse(&map)?;
     let map = Arc::new(map);
     let mut out = BTreeMap::new();
-    for (name, dtype, shape, range) in entries {
-        let t = crate::with_dtype!(dtype, T => {
-            mapped_tensor::<T>(&map, base, &shape, range.clone())
+    for e in entries {
+        let t = crate::with_dtype!(e.dtype, T => {
+            mapped_tensor::<T>(&map, base, &e.shape, e.range.clone())
         })
-        .map_err(|e| bad(format!("tensor {name:?}: {e}")))?;
-        out.insert(name, t);
+        .map_err(|err| bad(format!("tensor {:?}: {err}", e.name)))?;
+        out.insert(e.name, t);
     }
     Ok((out, metadata))
 }
