@@ -401,6 +401,26 @@ impl Sweep {
             .is_none_or(|w| l.contains(w.as_str()))
     }
 
+    /// Times a row's op (and its functor reference, interleaved, when this (op, computation
+    /// dtype) has no reference time yet; later rows reuse it) and records the row:
+    /// `(dtype label, output dtype, layout, bytes moved)`.
+    fn time_row(
+        &mut self,
+        key: (&'static str, DType),
+        call: &mut dyn FnMut(),
+        once: Duration,
+        reference: Option<&mut Job>,
+        (dtype, out_dtype, layout, bytes): (String, DType, &'static str, f64),
+    ) {
+        let known = self.refs.get(&key).copied();
+        let (ns, min_ns, rns) = measure(self.o.reps, call, once, reference);
+        if let Some(r) = rns {
+            self.refs.insert(key, r);
+        }
+        let ref_ns = rns.or(known);
+        self.push(key.0, dtype, out_dtype, layout, (ns, min_ns), bytes, ref_ns);
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
@@ -515,26 +535,12 @@ impl Sweep {
             (Some(x), Some(y)) => ref_binary(op, compute, x, y, th),
             _ => None,
         };
+        let out_dtype = out.dtype();
         let mut call = || {
             weft::ops::binary::binary(op, Operand::Tensor(&a), bop(), Some(&out)).expect("op");
         };
-        let (ns, min_ns, rns) = measure(self.o.reps, &mut call, once, reference.as_mut());
-        drop(reference);
-        let ref_ns = rns.or(known);
-        if let Some(r) = rns {
-            self.refs.insert(key, r);
-        }
-        let out_dtype = out.dtype();
-        drop(out);
-        self.push(
-            op.name(),
-            label,
-            out_dtype,
-            layout,
-            (ns, min_ns),
-            bytes,
-            ref_ns,
-        );
+        let row = (label, out_dtype, layout, bytes);
+        self.time_row(key, &mut call, once, reference.as_mut(), row);
     }
 
     fn unary_rows(&mut self, op: UnaryOp) {
@@ -578,26 +584,12 @@ impl Sweep {
         let known = self.refs.get(&key).copied();
         let ra = known.is_none().then(|| ia.a.to(compute));
         let mut reference = ra.as_ref().and_then(|x| ref_unary(op, compute, x, th));
+        let out_dtype = out.dtype();
         let mut call = || {
             weft::ops::unary::unary(op, &a, Some(&out)).expect("op");
         };
-        let (ns, min_ns, rns) = measure(self.o.reps, &mut call, once, reference.as_mut());
-        drop(reference);
-        let ref_ns = rns.or(known);
-        if let Some(r) = rns {
-            self.refs.insert(key, r);
-        }
-        let out_dtype = out.dtype();
-        drop(out);
-        self.push(
-            op.name(),
-            short(d).into(),
-            out_dtype,
-            layout,
-            (ns, min_ns),
-            bytes,
-            ref_ns,
-        );
+        let row = (short(d).into(), out_dtype, layout, bytes);
+        self.time_row(key, &mut call, once, reference.as_mut(), row);
     }
 }
 
