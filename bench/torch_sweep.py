@@ -4,7 +4,7 @@ op table, src/functors/table.rs; the same dtypes, layouts, sizes, threads, timin
 and a comparison of a weft run with torch.
 
     python3 bench/torch_sweep.py [--small] [--threads N] [--reps R] [--only SUBSTR,=EXACT,...]
-        [--dtype f32|f64|f16|bf16|i32|i64|u8|bool] [--layout NAME] [--json]
+        [--dtype f32|f64|f16|bf16|i8|...|u64|bool] [--layout NAME] [--json]
     cargo run --release --example bench_sweep -- --json [same options] > weft.json
     python3 bench/torch_sweep.py --compare weft.json               # times torch on weft's rows
     python3 bench/torch_sweep.py --compare weft.json --torch t.json # or reads a torch --json run
@@ -38,9 +38,11 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TABLE = os.path.join(ROOT, "src", "functors", "table.rs")
 
-DTYPES = ["f32", "f64", "f16", "bf16", "i32", "i64", "u8", "bool"]
+# weft's dtype list in DType order (examples/bench_sweep.rs sweeps DType::ALL).
+DTYPES = ["bool", "u8", "i8", "i16", "i32", "i64", "u16", "u32", "u64", "f16", "bf16", "f32",
+          "f64"]
 FLOATS = {"f32", "f64", "f16", "bf16"}
-INTS = {"i32", "i64", "u8", "i8", "i16"}
+INTS = {"i32", "i64", "u8", "i8", "i16", "u16", "u32", "u64"}
 SETS = {
     "all": FLOATS | INTS | {"bool"},
     "numeric": FLOATS | INTS,
@@ -48,8 +50,12 @@ SETS = {
     "integral": INTS | {"bool"},
     "int": INTS,
 }
-PARTNER = {"f32": "i32", "f64": "f32", "f16": "f32", "bf16": "f32",
-           "i32": "i64", "i64": "i32", "u8": "i32", "bool": "i32"}
+# The second operand's dtype in the `mixed` layout (bench_sweep.rs `partner`).
+PARTNER = {d: "i32" for d in DTYPES}
+PARTNER.update({"f32": "i32", "f64": "f32", "f16": "f32", "bf16": "f32", "i32": "i64"})
+TORCH_NAMES = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16",
+               "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+               "u16": "uint16", "u32": "uint32", "u64": "uint64", "bool": "bool"}
 BINARY_LAYOUTS = ["contig", "scalar", "row_bcast", "col_bcast", "transposed", "step2",
                   "reversed", "mixed"]
 UNARY_LAYOUTS = ["contig", "transposed", "step2", "reversed"]
@@ -78,17 +84,12 @@ def read_table():
 
 def torch_dtype(s):
     import torch
-    return {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16,
-            "bf16": torch.bfloat16, "i32": torch.int32, "i64": torch.int64,
-            "u8": torch.uint8, "bool": torch.bool}[s]
+    return getattr(torch, TORCH_NAMES[s])
 
 
 def short(td):
     import torch
-    return {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
-            torch.bfloat16: "bf16", torch.int32: "i32", torch.int64: "i64",
-            torch.uint8: "u8", torch.bool: "bool", torch.int8: "i8",
-            torch.int16: "i16"}[td]
+    return {getattr(torch, n): s for s, n in TORCH_NAMES.items()}[td]
 
 
 def compute_dtype(op, common):

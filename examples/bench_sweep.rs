@@ -54,17 +54,8 @@ use weft::functors::{BinaryOp, Functor, UnaryOp, binary_out_dtype, unary_out_dty
 use weft::ops::Operand;
 use weft::{DType, DynElement, DynTensor, Scalar};
 
-/// The dtypes of the sweep, in the order rows are printed.
-const DTYPES: [DType; 8] = [
-    DType::F32,
-    DType::F64,
-    DType::F16,
-    DType::BF16,
-    DType::I32,
-    DType::I64,
-    DType::U8,
-    DType::Bool,
-];
+/// The dtypes of the sweep, in the order rows are printed: every dtype of the dtype list.
+const DTYPES: [DType; DType::COUNT] = DType::ALL;
 
 const BINARY_LAYOUTS: [&str; 8] = [
     "contig",
@@ -79,18 +70,7 @@ const BINARY_LAYOUTS: [&str; 8] = [
 const UNARY_LAYOUTS: [&str; 4] = ["contig", "transposed", "step2", "reversed"];
 
 fn short(d: DType) -> &'static str {
-    match d {
-        DType::F32 => "f32",
-        DType::F64 => "f64",
-        DType::F16 => "f16",
-        DType::BF16 => "bf16",
-        DType::I32 => "i32",
-        DType::I64 => "i64",
-        DType::U8 => "u8",
-        DType::Bool => "bool",
-        DType::I8 => "i8",
-        DType::I16 => "i16",
-    }
+    d.names().rust
 }
 
 /// The second operand's dtype in the `mixed` layout.

@@ -26,6 +26,7 @@ fn stats(name: &str, t: &DynTensor) -> Result<String, weft::Error> {
     let value = |r: DynTensor| match r.to_values()[0] {
         weft::Value::Bool(b) => b.to_string(),
         weft::Value::Int(i) => i.to_string(),
+        weft::Value::UInt(u) => u.to_string(),
         weft::Value::F32(x) => format!("{x}"),
         weft::Value::F64(x) => format!("{x:.6}"),
     };

@@ -18,12 +18,7 @@ pub const DEFAULT_RTOL: f64 = 1e-5;
 pub const DEFAULT_ATOL: f64 = 1e-8;
 
 fn scalar_of(v: Value) -> Scalar {
-    match v {
-        Value::Bool(b) => Scalar::Bool(b),
-        Value::Int(i) => Scalar::Int(i),
-        Value::F32(x) => Scalar::Float(x as f64),
-        Value::F64(x) => Scalar::Float(x),
-    }
+    Scalar::from(v)
 }
 
 impl DynTensor {

@@ -4,8 +4,9 @@
 
 use core::fmt;
 
-/// THE dtype list: one row per dtype, in `DType as u8` order (PyTorch's `ScalarType` order),
-/// one section per [`Category`]. Every dtype -> Rust type table is generated from it: `DType`,
+/// THE dtype list: one row per dtype, in `DType as u8` order (PyTorch's `ScalarType` order for
+/// its ten classic dtypes, the unsigned u16/u32/u64 after the signed integers, as the golden
+/// files list them), one section per [`Category`]. Every dtype -> Rust type table is generated from it: `DType`,
 /// `DType::{ALL, size, category}`, `types` and `tokens` (`dtype_type!`, `__gpu_user_type!`),
 /// `with_dtype!`, `dispatch!`, the `DynTensor` variants and `DynElement` impls, the groups of
 /// `dispatch_dtypes!` and `DTypeSet` (`__dtype_list!`), the kernel list's type lists and
@@ -32,6 +33,9 @@ macro_rules! dtype_table {
             I16 i16: i16, 2;
             I32 i32: i32, 4;
             I64 i64: i64, 8;
+            U16 u16: u16, 2;
+            U32 u32: u32, 4;
+            U64 u64: u64, 8;
         ]
         Float [
             F16 f16: $crate::half::f16, 2;
@@ -74,11 +78,31 @@ macro_rules! __dtype_list {
     };
 }
 
+/// `dtype_types!(group => m!(args...))` expands to `m! { args... [T, ...] }`: the Rust
+/// element types of a named dtype group (see [`__dtype_list!`]), in table order. Every
+/// per-type `impl` list (functor impls, conversions, byte readers) takes its types from here,
+/// so a new dtype row reaches all of them.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! dtype_types {
+    ($g:ident => $($m:ident)::+ ! ($($args:tt)*)) => {
+        $crate::__dtype_list! { $g; $crate::__dtype_types; ($($m)::+) ($($args)*) }
+    };
+}
+
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __dtype_types {
+    (($($m:ident)::+) ($($args:tt)*) [$($V:ident $tok:ident: $T:ty, $s:literal;)*]) => {
+        $($m)::+! { $($args)* [$($T),*] }
+    };
+}
+
 /// The `DType` enum, its per-dtype facts and the type aliases, from the dtype list.
 macro_rules! dtype_items {
     (() $($Cat:ident [$($V:ident $t:ident: $T:ty, $size:literal;)*])*) => {
-        /// The element types weft stores. The order is PyTorch's `ScalarType` order for these
-        /// ten. Generated from the dtype list (`dtype_table!`).
+        /// The element types weft stores, in the dtype list's order. Generated from the dtype
+        /// list (`dtype_table!`).
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(u8)]
         pub enum DType {
@@ -86,8 +110,10 @@ macro_rules! dtype_items {
         }
 
         impl DType {
-            /// All ten dtypes, in `DType as u8` order.
-            pub const ALL: [DType; 10] = [$($(DType::$V,)*)*];
+            /// All dtypes, in `DType as u8` order.
+            pub const ALL: [DType; DType::COUNT] = [$($(DType::$V,)*)*];
+            /// How many dtypes there are.
+            pub const COUNT: usize = [$($(stringify!($V),)*)*].len();
 
             /// Size of one element in bytes.
             pub const fn size(self) -> usize {
@@ -152,7 +178,36 @@ impl DType {
 
     /// True for the integer dtypes that carry a sign (i8..i64).
     pub const fn is_signed_integer(self) -> bool {
-        matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
+        self.is_integer() && self.int_range().0 < 0
+    }
+
+    /// True for the unsigned integer dtypes (u8, u16, u32, u64).
+    pub const fn is_unsigned_integer(self) -> bool {
+        self.is_integer() && self.int_range().0 == 0
+    }
+
+    /// The value range of an integer dtype as `(min, max)` in `i128` (which holds every
+    /// integer dtype's range); bool is `(0, 1)`, floats `(0, 0)`. From the size and the
+    /// sign, which the names below fix: `u*` unsigned, `i*` signed.
+    pub const fn int_range(self) -> (i128, i128) {
+        match self.category() {
+            Category::Bool => (0, 1),
+            Category::Float => (0, 0),
+            Category::Integer => {
+                let bits = 8 * self.size() as u32;
+                if NAMES[self.index()].rust.as_bytes()[0] == b'u' {
+                    (0, (1i128 << bits) - 1)
+                } else {
+                    (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+                }
+            }
+        }
+    }
+
+    /// Whether PyTorch defines promotion for this dtype: its ten classic dtypes do; u16, u32
+    /// and u64 (which PyTorch stores but does not promote) follow NumPy's rules instead.
+    pub const fn has_torch_promotion(self) -> bool {
+        !matches!(self, DType::U16 | DType::U32 | DType::U64)
     }
 
     /// f16 and bf16: stored narrow, computed in f32 ("opmath") and rounded once.
@@ -264,13 +319,16 @@ const fn names(
 }
 
 /// The one table of dtype names, in `DType as u8` order.
-const NAMES: [DTypeNames; 10] = [
+const NAMES: [DTypeNames; DType::COUNT] = [
     names("bool", &[], "bool", Some("|b1"), "BOOL"),
     names("uint8", &[], "u8", Some("|u1"), "U8"),
     names("int8", &[], "i8", Some("|i1"), "I8"),
     names("int16", &["short"], "i16", Some("<i2"), "I16"),
     names("int32", &["int"], "i32", Some("<i4"), "I32"),
     names("int64", &["long"], "i64", Some("<i8"), "I64"),
+    names("uint16", &[], "u16", Some("<u2"), "U16"),
+    names("uint32", &[], "u32", Some("<u4"), "U32"),
+    names("uint64", &[], "u64", Some("<u8"), "U64"),
     names("float16", &["half"], "f16", Some("<f2"), "F16"),
     names("bfloat16", &[], "bf16", None, "BF16"),
     names("float32", &["float"], "f32", Some("<f4"), "F32"),

@@ -11,18 +11,37 @@ mod sealed {
 }
 
 /// A value in its widest exact form; the hub every conversion goes through.
-/// Every integer dtype fits `Int`, f16/bf16/f32 fit `F32` exactly.
+/// Every integer dtype but u64 fits `Int`, u64 is `UInt`, f16/bf16/f32 fit `F32` exactly.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Value {
     Bool(bool),
     Int(i64),
+    UInt(u64),
     F32(f32),
     F64(f64),
 }
 
-/// An element type weft can store: bool, u8, i8, i16, i32, i64, f16, bf16, f32, f64.
+impl Value {
+    /// The value as f64 (rounded for integers beyond 2^53, bool as 0/1).
+    pub fn to_f64(self) -> f64 {
+        f64::from_value(self)
+    }
+
+    /// The exact integer value of `Bool`, `Int` and `UInt`; `None` for floats.
+    pub fn as_i128(self) -> Option<i128> {
+        match self {
+            Value::Bool(b) => Some(b as i128),
+            Value::Int(i) => Some(i as i128),
+            Value::UInt(u) => Some(u as i128),
+            Value::F32(_) | Value::F64(_) => None,
+        }
+    }
+}
+
+/// An element type weft can store: the rows of the dtype list (`dtype_table!`): bool, u8, i8,
+/// i16, i32, i64, u16, u32, u64, f16, bf16, f32, f64.
 ///
-/// Sealed: the promotion table, the kernels and the GPU side are written for exactly these ten.
+/// Sealed: the promotion table, the kernels and the GPU side are written for exactly these.
 pub trait Element:
     sealed::Sealed + Copy + Send + Sync + 'static + PartialEq + PartialOrd + Default + core::fmt::Debug
 {
@@ -53,6 +72,7 @@ fn value_to_bool(v: Value) -> bool {
     match v {
         Value::Bool(b) => b,
         Value::Int(i) => i != 0,
+        Value::UInt(u) => u != 0,
         Value::F32(x) => x != 0.0 || x.is_nan(),
         Value::F64(x) => x != 0.0 || x.is_nan(),
     }
@@ -63,40 +83,45 @@ fn value_to_f32(v: Value) -> f32 {
     match v {
         Value::Bool(b) => b as u8 as f32,
         Value::Int(i) => i as f32,
+        Value::UInt(u) => u as f32,
         Value::F32(x) => x,
         Value::F64(x) => x as f32,
     }
 }
 
-macro_rules! int_element {
-    ($t:ty, $d:ident) => {
+/// The `Element` impls of the integer rows of the dtype list.
+macro_rules! int_elements {
+    ([$($D:ident $tok:ident: $t:ty, $size:literal;)*]) => {$(
         impl sealed::Sealed for $t {}
         impl Element for $t {
-            const DTYPE: DType = DType::$d;
+            const DTYPE: DType = DType::$D;
             const ZERO: Self = 0;
             const ONE: Self = 1;
             #[inline(always)]
             fn to_value(self) -> Value {
-                Value::Int(self as i64)
+                // Constant per type: only u64 does not fit i64.
+                if <$t>::MAX as u128 > i64::MAX as u128 {
+                    Value::UInt(self as u64)
+                } else {
+                    Value::Int(self as i64)
+                }
             }
             #[inline(always)]
             fn from_value(v: Value) -> Self {
                 match v {
                     Value::Bool(b) => b as $t,
+                    // Integers wrap (keep the low bits).
                     Value::Int(i) => i as $t,
+                    Value::UInt(u) => u as $t,
                     // `as` truncates toward zero and saturates; NaN -> 0.
                     Value::F32(x) => x as $t,
                     Value::F64(x) => x as $t,
                 }
             }
         }
-    };
+    )*};
 }
-int_element!(u8, U8);
-int_element!(i8, I8);
-int_element!(i16, I16);
-int_element!(i32, I32);
-int_element!(i64, I64);
+crate::__dtype_list! { int; int_elements; }
 
 impl sealed::Sealed for bool {}
 impl Element for bool {
@@ -142,6 +167,7 @@ impl Element for f64 {
         match v {
             Value::Bool(b) => b as u8 as f64,
             Value::Int(i) => i as f64,
+            Value::UInt(u) => u as f64,
             Value::F32(x) => x as f64,
             Value::F64(x) => x,
         }

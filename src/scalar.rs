@@ -14,6 +14,9 @@ use half::{bf16, f16};
 pub enum Scalar {
     Bool(bool),
     Int(i64),
+    /// An integer above `i64::MAX` (a large u64). Integers that fit i64 are `Int`; the `From`
+    /// impls keep to that.
+    UInt(u64),
     Float(f64),
 }
 
@@ -23,7 +26,7 @@ impl Scalar {
     pub const fn dtype(self) -> DType {
         match self {
             Scalar::Bool(_) => DType::Bool,
-            Scalar::Int(_) => DType::I64,
+            Scalar::Int(_) | Scalar::UInt(_) => DType::I64,
             Scalar::Float(_) => DType::F64,
         }
     }
@@ -39,6 +42,7 @@ impl Scalar {
         match self {
             Scalar::Bool(b) => Value::Bool(b),
             Scalar::Int(i) => Value::Int(i),
+            Scalar::UInt(u) => Value::UInt(u),
             Scalar::Float(x) => Value::F64(x),
         }
     }
@@ -47,12 +51,22 @@ impl Scalar {
         match self {
             Scalar::Bool(b) => b as u8 as f64,
             Scalar::Int(i) => i as f64,
+            Scalar::UInt(u) => u as f64,
             Scalar::Float(x) => x,
         }
     }
 
     pub fn is_float(self) -> bool {
         matches!(self, Scalar::Float(_))
+    }
+
+    /// The integer value, for `Int` and `UInt`.
+    pub fn as_i128(self) -> Option<i128> {
+        match self {
+            Scalar::Int(i) => Some(i as i128),
+            Scalar::UInt(u) => Some(u as i128),
+            _ => None,
+        }
     }
 
     /// PyTorch's overflow check when a scalar is converted to `dtype` (`where`, `masked_fill`,
@@ -63,36 +77,39 @@ impl Scalar {
     pub fn fits(self, dtype: DType) -> bool {
         let (lo, hi): (f64, f64) = match dtype {
             DType::Bool | DType::F64 => return true,
-            DType::U8 => (0.0, 255.0),
-            DType::I8 => (-128.0, 127.0),
-            DType::I16 => (-32768.0, 32767.0),
-            DType::I32 => (i32::MIN as f64, i32::MAX as f64),
-            DType::I64 => (i64::MIN as f64, i64::MAX as f64),
             DType::F16 => (-f16::MAX.to_f64(), f16::MAX.to_f64()),
             DType::BF16 => (-bf16::MAX.to_f64(), bf16::MAX.to_f64()),
             DType::F32 => (f32::MIN as f64, f32::MAX as f64),
+            _ => {
+                let (lo, hi) = dtype.int_range();
+                (lo as f64, hi as f64)
+            }
         };
         match self {
             Scalar::Bool(_) => true,
-            Scalar::Int(i) if dtype.is_integer() => {
-                let (lo, hi) = int_range(dtype);
+            Scalar::Int(_) | Scalar::UInt(_) if dtype.is_integer() => {
+                let i = self.as_i128().unwrap_or(0);
+                let (lo, hi) = dtype.int_range();
                 let lo = if dtype == DType::U8 { -hi } else { lo };
                 i >= lo && i <= hi
             }
-            Scalar::Int(i) => (i as f64) >= lo && (i as f64) <= hi,
+            Scalar::Int(_) | Scalar::UInt(_) => (self.to_f64()) >= lo && (self.to_f64()) <= hi,
             Scalar::Float(x) if dtype.is_integer() => x.is_finite() && x >= lo && x <= hi,
             Scalar::Float(x) => !x.is_finite() || (x >= lo && x <= hi),
         }
     }
 }
 
-fn int_range(dtype: DType) -> (i64, i64) {
-    match dtype {
-        DType::U8 => (0, u8::MAX as i64),
-        DType::I8 => (i8::MIN as i64, i8::MAX as i64),
-        DType::I16 => (i16::MIN as i64, i16::MAX as i64),
-        DType::I32 => (i32::MIN as i64, i32::MAX as i64),
-        _ => (i64::MIN, i64::MAX),
+/// A value as the scalar of its category (what a Python number of that value would be).
+impl From<Value> for Scalar {
+    fn from(v: Value) -> Self {
+        match v {
+            Value::Bool(b) => Scalar::Bool(b),
+            Value::Int(i) => Scalar::Int(i),
+            Value::UInt(u) => Scalar::from(u),
+            Value::F32(x) => Scalar::Float(x as f64),
+            Value::F64(x) => Scalar::Float(x),
+        }
     }
 }
 
@@ -108,7 +125,20 @@ macro_rules! scalar_from_int {
         }
     )*};
 }
-scalar_from_int!(u8, i8, i16, i32, i64, u16, u32);
+scalar_from_int!(u8, i8, i16, i32, i64, u16, u32, isize);
+macro_rules! scalar_from_wide_unsigned {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Scalar {
+            fn from(v: $t) -> Self {
+                match i64::try_from(v) {
+                    Ok(i) => Scalar::Int(i),
+                    Err(_) => Scalar::UInt(v as u64),
+                }
+            }
+        }
+    )*};
+}
+scalar_from_wide_unsigned!(u64, usize);
 impl From<f32> for Scalar {
     fn from(v: f32) -> Self {
         Scalar::Float(v as f64)

@@ -422,6 +422,7 @@ fn same_value(a: Value, b: Value) -> bool {
     match (a, b) {
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::UInt(x), Value::UInt(y)) => x == y,
         (Value::F32(x), Value::F32(y)) => (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits(),
         (Value::F64(x), Value::F64(y)) => (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits(),
         _ => false,
@@ -441,6 +442,7 @@ fn fmt_vals(v: &[Value]) -> String {
         let _ = match x {
             Value::Bool(b) => write!(s, "{b}"),
             Value::Int(i) => write!(s, "{i}"),
+            Value::UInt(u) => write!(s, "{u}"),
             Value::F32(f) => write!(s, "{f:?}"),
             Value::F64(f) => write!(s, "{f:?}"),
         };
@@ -991,12 +993,7 @@ fn fuzz_constructors<T: Element + DynElement>(cx: &mut Ctx, r: &mut Rng) {
         4 => {
             let (a, b, c) = (h_elem::<T>(r), h_elem::<T>(r), h_elem::<T>(r));
             // Cap the length: a legal huge range would really be allocated and filled.
-            let f = |v: T| match v.to_value() {
-                Value::Bool(b) => b as u8 as f64,
-                Value::Int(i) => i as f64,
-                Value::F32(x) => x as f64,
-                Value::F64(x) => x,
-            };
+            let f = |v: T| v.to_value().to_f64();
             let len = ((f(b) - f(a)) / f(c)).ceil();
             if !(len.is_finite() && len > CAP as f64 && len * (size as f64) < UNALLOCATABLE as f64)
             {

@@ -124,6 +124,54 @@ fn golden_ops_more_through_the_ops_layer() {
     golden::run_file(&golden::golden_dir(), "ops_more.json", &Weft).assert_ok();
 }
 
+/// unsigned.json: the u16/u32/u64 cases through the ops layer, and its `promote_types`
+/// table (all 169 pairs of dimensioned tensors, each one more counted case) against
+/// `weft::promote_types`.
+fn run_unsigned(dir: &std::path::Path) -> golden::Summary {
+    let file = "unsigned.json";
+    let mut s = golden::run_cases(&golden::load(dir, file), &Weft);
+    let j = golden::read_json_at(&dir.join(file)).unwrap_or_default();
+    // The README states the case count in prose ("1,709 op and cast cases").
+    let cases = j["cases"].as_array().map_or(0, Vec::len);
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap_or_default();
+    if let Some(section) = readme.split("## unsigned.json").nth(1)
+        && let Some(n) = golden::number_before(section, "op and cast cases")
+        && n != cases
+    {
+        s.problems.push(format!(
+            "README.md states {n} op and cast cases, the file has {cases}"
+        ));
+    }
+    let pairs = j["promote_types"].as_array().cloned().unwrap_or_default();
+    if pairs.len() != weft::DType::COUNT * weft::DType::COUNT {
+        s.problems.push(format!(
+            "promote_types has {} entries, not {}",
+            pairs.len(),
+            weft::DType::COUNT * weft::DType::COUNT
+        ));
+    }
+    for p in &pairs {
+        let names = (0..3)
+            .map(|i| golden::dtype_of(&p[i]))
+            .collect::<Result<Vec<_>, _>>();
+        let id = format!("promote_types/{}", p);
+        s.count(
+            &id,
+            names.and_then(|d| match weft::promote_types(d[0], d[1]) {
+                r if r == d[2] => Ok(true),
+                r => Err(format!("weft gives {r}")),
+            }),
+        );
+    }
+    s.print();
+    s
+}
+
+#[test]
+fn golden_unsigned() {
+    run_unsigned(&golden::golden_dir()).assert_ok();
+}
+
 /// reductions.json: every case through `weft::reduce::reduce` (the same function every
 /// reduction method calls), judged by the README's rules.
 fn run_reductions(dir: &std::path::Path) -> golden::Summary {
@@ -438,6 +486,64 @@ fn damaged_reduction_sets_fail() {
         }
     }
     variants.push(("every case an error", j));
+    for (name, j) in &variants {
+        let s = run(&name.replace(' ', "_"), j);
+        assert!(!s.ok(), "damage not detected: {name}");
+    }
+}
+
+/// Damaged copies of unsigned.json must fail the run: one case left (the README's stated
+/// count), the casts removed, a promotion entry changed, u64 results moved by one, a missing
+/// promotion entry.
+#[test]
+fn damaged_unsigned_sets_fail() {
+    use serde_json::{Value as Json, json};
+    let orig = golden::read_json("unsigned.json");
+    let readme = golden::golden_dir().join("README.md");
+    let run = |name: &str, j: &Json| {
+        let dir = std::env::temp_dir().join(format!(
+            "weft-unsigned-damaged-{}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("unsigned.json"), serde_json::to_string(j).unwrap()).unwrap();
+        std::fs::copy(&readme, dir.join("README.md")).unwrap();
+        let s = run_unsigned(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        s
+    };
+    assert!(run("pristine", &orig).ok());
+    let mut variants: Vec<(&str, Json)> = Vec::new();
+    let mut j = orig.clone();
+    let first = j["cases"][0].clone();
+    j["cases"] = json!([first]);
+    variants.push(("one case left", j));
+    let mut j = orig.clone();
+    j["cases"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|c| c["op"] != "to");
+    variants.push(("casts removed", j));
+    let mut j = orig.clone();
+    for p in j["promote_types"].as_array_mut().unwrap() {
+        if p[0] == "uint16" && p[1] == "int8" {
+            p[2] = json!("int16");
+        }
+    }
+    variants.push(("uint16 + int8 said to be int16", j));
+    let mut j = orig.clone();
+    j["promote_types"].as_array_mut().unwrap().pop();
+    variants.push(("a promotion entry missing", j));
+    let mut j = orig.clone();
+    for c in j["cases"].as_array_mut().unwrap() {
+        if c.get("expect").is_some() && c["expect"]["dtype"] == "uint64" {
+            for v in c["expect"]["values"].as_array_mut().unwrap() {
+                *v = json!(v.as_u64().unwrap().wrapping_add(1));
+            }
+        }
+    }
+    variants.push(("u64 results moved by one", j));
     for (name, j) in &variants {
         let s = run(&name.replace(' ', "_"), j);
         assert!(!s.ok(), "damage not detected: {name}");

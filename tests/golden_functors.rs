@@ -21,6 +21,12 @@ macro_rules! on {
             return Err(format!("not implemented for {other}"))
         })
     };
+    ($d:expr, $group:ident, $T:ident => $body:expr) => {
+        weft::dispatch_dtypes!($d, $group, $T => $body, _ => {
+            let other = $d;
+            return Err(format!("not implemented for {other}"))
+        })
+    };
 }
 
 fn kind(o: &Operand) -> (DType, OperandKind) {
@@ -118,12 +124,7 @@ where
 }
 
 fn to_scalar(v: Value) -> Scalar {
-    match v {
-        Value::Bool(b) => Scalar::Bool(b),
-        Value::Int(i) => Scalar::Int(i),
-        Value::F32(x) => Scalar::Float(x as f64),
-        Value::F64(x) => Scalar::Float(x),
-    }
+    Scalar::from(v)
 }
 
 /// The functor-level reference evaluator.
@@ -227,7 +228,7 @@ fn binary(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Output, String> {
             ),
             DType::F32 => map1::<f32, _>(PowScalar { exp: e.to::<f32>() }, &av),
             DType::F64 => map1::<f64, _>(PowScalar { exp: e.to::<f64>() }, &av),
-            _ => on!(compute, [U8, I8, I16, I32, I64], T =>
+            _ => on!(compute, int, T =>
                 map1::<T, _>(PowScalar { exp: e.to::<T>() }, &av)),
         };
         return Ok(Output {
@@ -290,7 +291,7 @@ fn unary_gelu(x: &Operand, tanh: bool) -> Result<Output, String> {
         },
     };
     let xv = t.logical();
-    let values = on!(t.dtype, [F16, BF16, F32, F64], T => map1::<T, _>(f, &xv));
+    let values = on!(t.dtype, float, T => map1::<T, _>(f, &xv));
     Ok(Output {
         dtype: t.dtype,
         shape: t.shape.clone(),
@@ -305,25 +306,24 @@ fn unary_gelu(x: &Operand, tanh: bool) -> Result<Output, String> {
 fn torch_fits(s: Scalar, d: DType) -> bool {
     let (lo, hi): (f64, f64) = match d {
         DType::Bool => return true,
-        DType::U8 => (0.0, 255.0),
-        DType::I8 => (-128.0, 127.0),
-        DType::I16 => (-32768.0, 32767.0),
-        DType::I32 => (i32::MIN as f64, i32::MAX as f64),
-        DType::I64 => (i64::MIN as f64, i64::MAX as f64),
         DType::F16 => (-65504.0, 65504.0),
         DType::BF16 => (-bf16::MAX.to_f64(), bf16::MAX.to_f64()),
         DType::F32 => (f32::MIN as f64, f32::MAX as f64),
         DType::F64 => return true,
+        _ => {
+            let (lo, hi) = d.int_range();
+            (lo as f64, hi as f64)
+        }
     };
     match s {
         Scalar::Bool(_) => true,
-        Scalar::Int(i) if d.is_integer() => {
-            let (lo, hi) = (lo as i128, hi as i128);
-            let i = i as i128;
+        Scalar::Int(_) | Scalar::UInt(_) if d.is_integer() => {
+            let (lo, hi) = d.int_range();
+            let i = s.as_i128().unwrap();
             let lo = if d == DType::U8 { -hi } else { lo };
             i >= lo && i <= hi
         }
-        Scalar::Int(i) => (i as f64) >= lo && (i as f64) <= hi,
+        Scalar::Int(_) | Scalar::UInt(_) => s.to_f64() >= lo && s.to_f64() <= hi,
         Scalar::Float(x) if d.is_integer() => x.is_finite() && x >= lo && x <= hi,
         Scalar::Float(x) => !x.is_finite() || (x >= lo && x <= hi),
     }
@@ -353,17 +353,10 @@ fn clamp(x: &Operand, min: Option<Scalar>, max: Option<Scalar>) -> Result<Output
         // PyTorch: a bound beyond the side it clamps towards is refused (`u8.clamp(min=300)`,
         // `u8.clamp(max=-2)`); one beyond the other side is a no-op (`u8.clamp(min=-1)`,
         // `i8.clamp(max=1000)`). Bounds are bool or int here (a float bound promotes).
-        let (lo, hi) = with_dtype!(compute, T => (
-            T::from_value(Value::F64(f64::NEG_INFINITY)).to_value(),
-            T::from_value(Value::F64(f64::INFINITY)).to_value(),
-        ));
-        let (Value::Int(lo), Value::Int(hi)) = (lo, hi) else {
-            unreachable!()
-        };
+        let (lo, hi) = compute.int_range();
         let as_int = |s: Scalar| match s {
-            Scalar::Bool(b) => b as i64,
-            Scalar::Int(i) => i,
-            Scalar::Float(x) => x as i64,
+            Scalar::Float(x) => x as i128,
+            s => s.to_value().as_i128().unwrap(),
         };
         let min = min.map(as_int);
         let max = max.map(as_int);
@@ -372,10 +365,11 @@ fn clamp(x: &Operand, min: Option<Scalar>, max: Option<Scalar>) -> Result<Output
         }
         let min = min.filter(|&m| m >= lo);
         let max = max.filter(|&m| m <= hi);
-        on!(compute, [U8, I8, I16, I32, I64], T => {
+        on!(compute, int, T => {
             let f = Clamp::<T>::new(
-                min.map(|m| T::from_value(Value::Int(m))),
-                max.map(|m| T::from_value(Value::Int(m))),
+                // In the dtype's range: the low 64 bits carry it.
+                min.map(|m| T::from_value(Value::UInt(m as u64))),
+                max.map(|m| T::from_value(Value::UInt(m as u64))),
             );
             map1::<T, _>(f, &xv)
         })
@@ -383,7 +377,7 @@ fn clamp(x: &Operand, min: Option<Scalar>, max: Option<Scalar>) -> Result<Output
         for s in min.iter().chain(max.iter()) {
             check_fits(*s, compute)?;
         }
-        on!(compute, [F16, BF16, F32, F64], T => {
+        on!(compute, float, T => {
             let f = Clamp::<T>::new(min.map(|s| s.to::<T>()), max.map(|s| s.to::<T>()));
             map1::<T, _>(f, &xv)
         })

@@ -32,7 +32,7 @@ fn section<'a>(e: &'a Json, key: &str) -> &'a serde_json::Map<String, Json> {
 #[derive(Clone, Copy, Debug)]
 enum Want {
     Bool(bool),
-    Int(i64),
+    Int(i128),
     Float(f64),
 }
 
@@ -60,7 +60,12 @@ fn want_values(e: &Json, dtype: DType) -> Vec<Want> {
             if dtype.is_bool() {
                 Want::Bool(v.as_bool().expect("a bool value"))
             } else if dtype.is_integer() {
-                Want::Int(v.as_i64().expect("an integer value"))
+                Want::Int(
+                    v.as_i64()
+                        .map(i128::from)
+                        .or(v.as_u64().map(i128::from))
+                        .expect("an integer value"),
+                )
             } else {
                 Want::Float(want_float(v))
             }
@@ -80,7 +85,7 @@ fn same_float(got: f64, want: f64) -> bool {
 fn same_scalar(got: Scalar, want: Want) -> bool {
     match (got, want) {
         (Scalar::Bool(g), Want::Bool(w)) => g == w,
-        (Scalar::Int(g), Want::Int(w)) => g == w,
+        (Scalar::Int(_) | Scalar::UInt(_), Want::Int(w)) => got.as_i128() == Some(w),
         (Scalar::Float(g), Want::Float(w)) => same_float(g, w),
         _ => false,
     }
@@ -141,6 +146,12 @@ fn check(label: &str, t: &DynTensor, e: &Json, bad: &mut Vec<String>) {
             .unwrap()
             .into_iter()
             .map(Scalar::Bool)
+            .collect()
+    } else if dtype == DType::U64 {
+        t.to_vec::<u64>()
+            .unwrap()
+            .into_iter()
+            .map(Scalar::from)
             .collect()
     } else if dtype.is_integer() {
         t.to_vec::<i64>()

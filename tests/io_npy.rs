@@ -319,9 +319,9 @@ fn corrupted() -> Vec<(&'static str, Vec<u8>, &'static str)> {
             "float64",
         ),
         (
-            "unsigned 16",
-            with_header("{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3), }"),
-            "<u2",
+            "complex 64",
+            with_header("{'descr': '<c8', 'fortran_order': False, 'shape': (2, 3), }"),
+            "<c8",
         ),
         (
             "structured descr",

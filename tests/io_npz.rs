@@ -68,7 +68,8 @@ fn members(bytes: &[u8]) -> Vec<(String, CompressionMethod, u64)> {
 #[test]
 fn round_trip_every_dtype_and_layout_stored_and_deflated() {
     let named = named_samples();
-    assert_eq!(named.len(), 90);
+    // Ten layouts of every dtype NumPy has (all but bf16).
+    assert_eq!(named.len(), 10 * (DType::COUNT - 1));
     let items = || named.iter().map(|(n, t)| (n.as_str(), t));
     for compressed in [false, true] {
         let bytes = npz::to_bytes(items(), compressed).unwrap();

@@ -79,12 +79,7 @@ fn binary_layouts_match_plain_path() {
             prop_assert_eq!(values(&got), values(&plain));
             // Naive: element by element in f64 (exact: small integers).
             let (va, vb) = (values(&pa), values(&pb));
-            let f = |v: &Value| match *v {
-                Value::Bool(x) => x as i64 as f64,
-                Value::Int(x) => x as f64,
-                Value::F32(x) => x as f64,
-                Value::F64(x) => x,
-            };
+            let f = |v: &Value| v.to_f64();
             for (i, g) in values(&got).iter().enumerate() {
                 let want = f(&va[i]) + f(&vb[i]);
                 // u8 + u8 wraps.

@@ -17,12 +17,7 @@ fn tensor(d: DType, xs: &[f64]) -> DynTensor {
 }
 
 fn f64_of(v: Value) -> f64 {
-    match v {
-        Value::Bool(b) => b as u8 as f64,
-        Value::Int(i) => i as f64,
-        Value::F32(x) => x as f64,
-        Value::F64(x) => x,
-    }
+    v.to_f64()
 }
 
 fn values(t: &DynTensor) -> Vec<f64> {

@@ -99,24 +99,30 @@ macro_rules! __kernel_list_binary {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __kernel_list_unary {
-    (([$($cb:tt)+] [$($acc:tt)*] $dt:tt)) => {
+    // The fixed entries take their type lists from the dtype list's sections (`$dt`):
+    // `$b` bool, `$i` the integers, `$f` the floats.
+    (([$($cb:tt)+] [$($acc:tt)*] {
+        Bool [$($bV:ident $b:ident: $bT:ty, $bs:literal;)*]
+        Integer [$($iV:ident $i:ident: $iT:ty, $is:literal;)*]
+        Float [$($fV:ident $f:ident: $fT:ty, $fs:literal;)*]
+    })) => {
         $($cb)+! {
             $($acc)*
             mul_scalar_opmath (T) => $crate::functors::MulScalarOpmath: [f16, bf16];
             div_scalar_opmath (T) => $crate::functors::DivScalarOpmath: [f16, bf16];
             floor_divide_scalar_opmath (T) => $crate::functors::FloorDivideScalarOpmath: [f16, bf16];
-            pow_scalar (T) => $crate::functors::PowScalar<T>: [u8, i8, i16, i32, i64, f16, bf16, f32, f64];
-            gelu (T) => $crate::functors::Gelu: [f16, bf16, f32, f64];
-            clamp (T) => $crate::functors::Clamp<T>: [u8, i8, i16, i32, i64, f16, bf16, f32, f64];
-            leaky_relu (T) => $crate::functors::LeakyRelu: [f16, bf16, f32, f64];
-            hardtanh (T) => $crate::functors::Hardtanh<T>: [u8, i8, i16, i32, i64, f16, bf16, f32, f64];
-            where (bool, T, T) => $crate::functors::Where: [bool, u8, i8, i16, i32, i64, f16, bf16, f32, f64];
-            masked_fill (T, bool) => $crate::functors::MaskedFill<T>: [bool, u8, i8, i16, i32, i64, f16, bf16, f32, f64];
-            lerp (T, T, T) => $crate::functors::Lerp: [f16, bf16, f32, f64];
-            lerp_scalar (T, T) => $crate::functors::LerpScalar: [f16, bf16, f32, f64];
-            addcmul (T, T, T) => $crate::functors::Addcmul<T>: [u8, i8, i16, i32, i64, f32, f64];
+            pow_scalar (T) => $crate::functors::PowScalar<T>: [$($i,)* $($f),*];
+            gelu (T) => $crate::functors::Gelu: [$($f),*];
+            clamp (T) => $crate::functors::Clamp<T>: [$($i,)* $($f),*];
+            leaky_relu (T) => $crate::functors::LeakyRelu: [$($f),*];
+            hardtanh (T) => $crate::functors::Hardtanh<T>: [$($i,)* $($f),*];
+            where (bool, T, T) => $crate::functors::Where: [$($b,)* $($i,)* $($f),*];
+            masked_fill (T, bool) => $crate::functors::MaskedFill<T>: [$($b,)* $($i,)* $($f),*];
+            lerp (T, T, T) => $crate::functors::Lerp: [$($f),*];
+            lerp_scalar (T, T) => $crate::functors::LerpScalar: [$($f),*];
+            addcmul (T, T, T) => $crate::functors::Addcmul<T>: [$($i,)* f32, f64];
             addcmul (T, T, T) => $crate::functors::Addcmul<f32>: [f16, bf16];
-            copy (T) => $crate::functors::Cast<T>: [bool, u8, i8, i16, i32, i64, f16, bf16, f32, f64];
+            copy (T) => $crate::functors::Cast<T>: [$($b,)* $($i,)* $($f),*];
         }
     };
     // Ops with their own entry (gelu) or run as another op (square as pow_scalar): none here.

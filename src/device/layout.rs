@@ -471,18 +471,9 @@ pub unsafe fn load_cast<T: Element>(p: *const u8, code: u8) -> T {
 pub unsafe fn load_convert<T: Element>(p: *const u8, code: u8) -> T {
     // SAFETY: (all arms) caller guarantees p points at an element of the dtype `code` names.
     unsafe {
-        match code {
-            0 => convert_value::<bool, T>(load::<bool>(p)),
-            1 => convert_value::<u8, T>(load::<u8>(p)),
-            2 => convert_value::<i8, T>(load::<i8>(p)),
-            3 => convert_value::<i16, T>(load::<i16>(p)),
-            4 => convert_value::<i32, T>(load::<i32>(p)),
-            5 => convert_value::<i64, T>(load::<i64>(p)),
-            6 => convert_value::<half::f16, T>(load::<half::f16>(p)),
-            7 => convert_value::<half::bf16, T>(load::<half::bf16>(p)),
-            8 => convert_value::<f32, T>(load::<f32>(p)),
-            9 => convert_value::<f64, T>(load::<f64>(p)),
-            _ => T::ZERO,
+        match DType::ALL.get(code as usize) {
+            Some(&d) => crate::with_dtype!(d, S => convert_value::<S, T>(load::<S>(p))),
+            None => T::ZERO,
         }
     }
 }
@@ -511,18 +502,8 @@ pub unsafe fn store_cast<T: Element>(p: *mut u8, v: T, code: u8) {
 pub unsafe fn store_convert<T: Element>(p: *mut u8, v: T, code: u8) {
     // SAFETY: (all arms) caller guarantees p points at an element of the dtype `code` names.
     unsafe {
-        match code {
-            0 => store::<bool>(p, convert_value(v)),
-            1 => store::<u8>(p, convert_value(v)),
-            2 => store::<i8>(p, convert_value(v)),
-            3 => store::<i16>(p, convert_value(v)),
-            4 => store::<i32>(p, convert_value(v)),
-            5 => store::<i64>(p, convert_value(v)),
-            6 => store::<half::f16>(p, convert_value(v)),
-            7 => store::<half::bf16>(p, convert_value(v)),
-            8 => store::<f32>(p, convert_value(v)),
-            9 => store::<f64>(p, convert_value(v)),
-            _ => {}
+        if let Some(&d) = DType::ALL.get(code as usize) {
+            crate::with_dtype!(d, S => store::<S>(p, convert_value::<T, S>(v)))
         }
     }
 }

@@ -78,13 +78,14 @@ impl From<Scalar> for CudaOperand<'_> {
     }
 }
 macro_rules! operand_from_number {
-    ($($t:ty),*) => {$(
+    ([$($t:ty),*]) => {$(
         impl From<$t> for CudaOperand<'_> {
             fn from(v: $t) -> Self { CudaOperand::Scalar(Scalar::from(v)) }
         }
     )*};
 }
-operand_from_number!(bool, u8, i8, i16, i32, i64, f32, f64);
+crate::dtype_types!(all => operand_from_number!());
+operand_from_number!([usize]);
 
 #[track_caller]
 fn ok<T>(r: Result<T>) -> T {

@@ -15,8 +15,7 @@ impl Relu {
     }
 }
 real_unary_impls!(Relu);
-int_unary_impls!(Relu, [i8, i16, i32, i64], |x| if x < 0 { 0 } else { x });
-int_unary_impls!(Relu, [u8], |x| x);
+int_unary_impls!(Relu, int, |x| if x < 0 { 0 } else { x });
 
 /// `1 / (1 + e^-x)`, split on the sign of x so that `e^` never overflows.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -200,7 +199,7 @@ macro_rules! clamp_half {
 }
 clamp_half!(f16, bf16);
 macro_rules! clamp_int {
-    ($($t:ty),*) => {$(
+    ([$($t:ty),*]) => {$(
         impl Functor<($t,)> for Clamp<$t> {
             type Output = $t;
             #[inline(always)]
@@ -217,7 +216,7 @@ macro_rules! clamp_int {
         }
     )*};
 }
-clamp_int!(u8, i8, i16, i32, i64);
+crate::dtype_types!(int => clamp_int!());
 
 /// `hardtanh(x) = clamp(x, min, max)` (PyTorch defaults -1, 1).
 #[repr(C)]
@@ -228,7 +227,7 @@ pub struct Hardtanh<T> {
 }
 
 macro_rules! hardtanh_impls {
-    ($($t:ty),*) => {$(
+    ([$($t:ty),*]) => {$(
         impl Functor<($t,)> for Hardtanh<$t> {
             type Output = $t;
             #[inline(always)]
@@ -238,7 +237,7 @@ macro_rules! hardtanh_impls {
         }
     )*};
 }
-hardtanh_impls!(u8, i8, i16, i32, i64, f16, bf16, f32, f64);
+crate::dtype_types!(numeric => hardtanh_impls!());
 
 // ---------------------------------------------------------------- elu family
 

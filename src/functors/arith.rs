@@ -70,7 +70,7 @@ impl Add {
     }
 }
 real_binary_impls!(Add);
-int_binary_impls!(Add, [u8, i8, i16, i32, i64], |a, b| a.wrapping_add(b));
+int_binary_impls!(Add, int, |a, b| a.wrapping_add(b));
 impl Functor<(bool, bool)> for Add {
     type Output = bool;
     #[inline(always)]
@@ -86,7 +86,7 @@ impl Sub {
     }
 }
 real_binary_impls!(Sub);
-int_binary_impls!(Sub, [u8, i8, i16, i32, i64], |a, b| a.wrapping_sub(b));
+int_binary_impls!(Sub, int, |a, b| a.wrapping_sub(b));
 
 impl Mul {
     #[inline(always)]
@@ -95,7 +95,7 @@ impl Mul {
     }
 }
 real_binary_impls!(Mul);
-int_binary_impls!(Mul, [u8, i8, i16, i32, i64], |a, b| a.wrapping_mul(b));
+int_binary_impls!(Mul, int, |a, b| a.wrapping_mul(b));
 impl Functor<(bool, bool)> for Mul {
     type Output = bool;
     #[inline(always)]
@@ -143,7 +143,7 @@ impl FloorDivide {
     }
 }
 real_binary_impls!(FloorDivide);
-int_binary_impls!(FloorDivide, [u8, i8, i16, i32, i64], |a, b| {
+int_binary_impls!(FloorDivide, int, |a, b| {
     if b == 0 {
         0
     } else {
@@ -167,7 +167,7 @@ impl Remainder {
     }
 }
 real_binary_impls!(Remainder);
-int_binary_impls!(Remainder, [u8, i8, i16, i32, i64], |a, b| {
+int_binary_impls!(Remainder, int, |a, b| {
     // None for b == 0 (ops layer reports it) and MIN % -1 (which is 0).
     let r = a.checked_rem(b).unwrap_or(0);
     let adjust = r != 0 && ((r < 0) != (b < 0));
@@ -181,9 +181,7 @@ impl Fmod {
     }
 }
 real_binary_impls!(Fmod);
-int_binary_impls!(Fmod, [u8, i8, i16, i32, i64], |a, b| a
-    .checked_rem(b)
-    .unwrap_or(0));
+int_binary_impls!(Fmod, int, |a, b| a.checked_rem(b).unwrap_or(0));
 
 // ---------------------------------------------------------------- scalar operands at f32 precision
 
@@ -269,7 +267,7 @@ impl Pow {
     }
 }
 real_binary_impls!(Pow);
-int_binary_impls!(Pow, [u8, i8, i16, i32, i64], |a, b| powi!(a, b));
+int_binary_impls!(Pow, int, |a, b| powi!(a, b));
 
 /// `x ** exp` with a scalar exponent, with PyTorch's exact fast paths.
 ///
@@ -350,7 +348,7 @@ impl Functor<(bf16,)> for PowScalar<bf16> {
     }
 }
 macro_rules! pow_scalar_int {
-    ($($t:ty),*) => {$(
+    ([$($t:ty),*]) => {$(
         impl Functor<($t,)> for PowScalar<$t> {
             type Output = $t;
             #[inline(always)]
@@ -360,7 +358,7 @@ macro_rules! pow_scalar_int {
         }
     )*};
 }
-pow_scalar_int!(u8, i8, i16, i32, i64);
+crate::dtype_types!(int => pow_scalar_int!());
 
 // ---------------------------------------------------------------- maximum / minimum
 
@@ -377,11 +375,7 @@ impl Maximum {
     }
 }
 real_binary_impls!(Maximum);
-int_binary_impls!(Maximum, [u8, i8, i16, i32, i64], |a, b| if a > b {
-    a
-} else {
-    b
-});
+int_binary_impls!(Maximum, int, |a, b| if a > b { a } else { b });
 impl Functor<(bool, bool)> for Maximum {
     type Output = bool;
     #[inline(always)]
@@ -403,11 +397,7 @@ impl Minimum {
     }
 }
 real_binary_impls!(Minimum);
-int_binary_impls!(Minimum, [u8, i8, i16, i32, i64], |a, b| if a < b {
-    a
-} else {
-    b
-});
+int_binary_impls!(Minimum, int, |a, b| if a < b { a } else { b });
 impl Functor<(bool, bool)> for Minimum {
     type Output = bool;
     #[inline(always)]
@@ -451,7 +441,7 @@ impl Neg {
     }
 }
 real_unary_impls!(Neg);
-int_unary_impls!(Neg, [u8, i8, i16, i32, i64], |x| x.wrapping_neg());
+int_unary_impls!(Neg, int, |x| x.wrapping_neg());
 
 impl Abs {
     #[inline(always)]
@@ -460,8 +450,7 @@ impl Abs {
     }
 }
 real_unary_impls!(Abs);
-int_unary_impls!(Abs, [i8, i16, i32, i64], |x| x.wrapping_abs());
-int_unary_impls!(Abs, [u8], |x| x);
+int_unary_impls!(Abs, int, |x| if x < 0 { x.wrapping_neg() } else { x });
 
 impl Sign {
     #[inline(always)]
@@ -473,8 +462,13 @@ impl Sign {
     }
 }
 real_unary_impls!(Sign);
-int_unary_impls!(Sign, [i8, i16, i32, i64], |x| x.signum());
-int_unary_impls!(Sign, [u8], |x| (x != 0) as u8);
+int_unary_impls!(Sign, int, |x| if x > 0 {
+    1
+} else if x < 0 {
+    !0 // -1 (signed types only)
+} else {
+    0
+});
 impl Functor<(bool,)> for Sign {
     type Output = bool;
     #[inline(always)]
@@ -490,7 +484,7 @@ impl Square {
     }
 }
 real_unary_impls!(Square);
-int_unary_impls!(Square, [u8, i8, i16, i32, i64], |x| x.wrapping_mul(x));
+int_unary_impls!(Square, int, |x| x.wrapping_mul(x));
 
 impl Reciprocal {
     #[inline(always)]
@@ -570,8 +564,7 @@ impl Fmax {
 }
 real_binary_impls!(Fmax);
 // Integers and bool have no NaN: `fmax` is `maximum` there.
-int_binary_impls!(Fmax, [bool, u8, i8, i16, i32, i64], |a, b| Maximum
-    .call((a, b)));
+int_binary_impls!(Fmax, integral, |a, b| Maximum.call((a, b)));
 
 impl Fmin {
     #[inline(always)]
@@ -581,8 +574,7 @@ impl Fmin {
 }
 real_binary_impls!(Fmin);
 // Integers and bool have no NaN: `fmin` is `minimum` there.
-int_binary_impls!(Fmin, [bool, u8, i8, i16, i32, i64], |a, b| Minimum
-    .call((a, b)));
+int_binary_impls!(Fmin, integral, |a, b| Minimum.call((a, b)));
 
 // ---------------------------------------------------------------- heaviside
 
@@ -600,11 +592,7 @@ impl Heaviside {
     }
 }
 real_binary_impls!(Heaviside);
-int_binary_impls!(Heaviside, [u8, i8, i16, i32, i64], |x, v| if x == 0 {
-    v
-} else {
-    (x > 0) as _
-});
+int_binary_impls!(Heaviside, int, |x, v| if x == 0 { v } else { (x > 0) as _ });
 impl Functor<(bool, bool)> for Heaviside {
     type Output = bool;
     #[inline(always)]
@@ -700,6 +688,7 @@ macro_rules! gcd_body {
 /// Gcd and lcm for one integer type `$t` with its `abs`. `$w` is the type C++ computes
 /// `a / g * b` in: `int` for the types narrower than it (integer promotion, so `abs` sees the
 /// unwrapped product and only the store truncates), the type itself otherwise (wrapping).
+/// A per-type list, not a dtype group: `$w` and `$abs` are per-type facts of C's arithmetic.
 macro_rules! gcd_lcm_int {
     ($($t:ty => $w:ty, $abs:expr);* $(;)?) => {$(
         impl Functor<($t, $t)> for Gcd {
@@ -718,7 +707,7 @@ macro_rules! gcd_lcm_int {
                     0
                 } else {
                     let p = (a as $w).wrapping_div(g as $w).wrapping_mul(b as $w);
-                    p.wrapping_abs() as $t
+                    (if p < 0 { p.wrapping_neg() } else { p }) as $t
                 }
             }
         }
@@ -730,4 +719,8 @@ gcd_lcm_int!(
     i16 => i32, |x: i16| x.wrapping_abs();
     i32 => i32, |x: i32| x.wrapping_abs();
     i64 => i64, |x: i64| x.wrapping_abs();
+    // No PyTorch counterpart: NumPy's `a / g * b` in the type itself (wrapping).
+    u16 => u32, |x: u16| x;
+    u32 => u32, |x: u32| x;
+    u64 => u64, |x: u64| x;
 );

@@ -9,7 +9,8 @@ macro_rules! cmp_op {
         $(#[$m])*
         #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
         pub struct $name;
-        cmp_op!(@impl $name, $op, [bool, u8, i8, i16, i32, i64, f32, f64]);
+        $crate::dtype_types!(integral => cmp_op!(@impl $name, $op,));
+        cmp_op!(@impl $name, $op, [f32, f64]);
         impl Functor<(f16, f16)> for $name {
             type Output = bool;
             #[inline(always)]
@@ -74,7 +75,7 @@ macro_rules! classify {
                 $fbody
             }
         }
-        classify!(@int $name, $ival, [bool, u8, i8, i16, i32, i64]);
+        $crate::dtype_types!(integral => classify!(@int $name, $ival,));
     )*};
     (@float $name:ident, |$x:ident| $fbody:expr, [$($t:ty),*]) => {$(
         impl Functor<($t,)> for $name {
@@ -121,13 +122,14 @@ macro_rules! signbit_impls {
         }
     )*};
 }
+macro_rules! signbit_int {
+    ([$($t:ty),*]) => {
+        signbit_impls!($($t => |x| x < 0),*);
+    };
+}
+crate::dtype_types!(int => signbit_int!());
 signbit_impls!(
     bool => |_x| false,
-    u8 => |_x| false,
-    i8 => |x| x < 0,
-    i16 => |x| x < 0,
-    i32 => |x| x < 0,
-    i64 => |x| x < 0,
     f16 => |x| x.is_sign_negative(),
     bf16 => |x| x.is_sign_negative(),
     f32 => |x| x.is_sign_negative(),

@@ -13,14 +13,14 @@ pub trait Truthy: Copy {
     fn truthy(self) -> bool;
 }
 macro_rules! truthy_int {
-    ($($t:ty),*) => {$(
+    ([$($t:ty),*]) => {$(
         impl Truthy for $t {
             #[inline(always)]
             fn truthy(self) -> bool { self != 0 }
         }
     )*};
 }
-truthy_int!(u8, i8, i16, i32, i64);
+crate::dtype_types!(int => truthy_int!());
 impl Truthy for bool {
     #[inline(always)]
     fn truthy(self) -> bool {
@@ -86,7 +86,7 @@ unit!(
 );
 
 macro_rules! logical_impls {
-    ($($t:ty),*) => {$(
+    ([$($t:ty),*]) => {$(
         impl Functor<($t, $t)> for LogicalAnd {
             type Output = bool;
             #[inline(always)]
@@ -109,10 +109,10 @@ macro_rules! logical_impls {
         }
     )*};
 }
-logical_impls!(bool, u8, i8, i16, i32, i64, f16, bf16, f32, f64);
+crate::dtype_types!(all => logical_impls!());
 
 macro_rules! bitwise_impls {
-    ($($t:ty),*) => {$(
+    ([$($t:ty),*]) => {$(
         impl Functor<($t, $t)> for BitwiseAnd {
             type Output = $t;
             #[inline(always)]
@@ -135,7 +135,7 @@ macro_rules! bitwise_impls {
         }
     )*};
 }
-bitwise_impls!(bool, u8, i8, i16, i32, i64);
+crate::dtype_types!(integral => bitwise_impls!());
 
 // PyTorch: the shift amount is read as signed (`static_cast<make_signed_t<T>>(b) < 0`), so a
 // u8 shift of 200 counts as negative. Left: out of range -> 0. Right: out of range ->
@@ -170,4 +170,4 @@ macro_rules! shift_impls {
         }
     )*};
 }
-shift_impls!(u8 => i8, i8 => i8, i16 => i16, i32 => i32, i64 => i64);
+shift_impls!(u8 => i8, i8 => i8, i16 => i16, i32 => i32, i64 => i64, u16 => i16, u32 => i32, u64 => i64);

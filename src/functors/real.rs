@@ -328,11 +328,18 @@ macro_rules! real_binary_impls {
 }
 
 /// Stamps `Functor<(T, T)>` (or `(T,)`) for integer types from a closure-like body.
+/// `int_binary_impls!(Op, group, |a, b| body)`: `Functor<(T, T)>` with `Output = T` for
+/// every type of a dtype group (`int`, `integral`), the body stamped per type.
 macro_rules! int_binary_impls {
-    ($name:ty, [$($t:ty),*], |$a:ident, $b:ident| $body:expr) => {$(
+    ($name:ty, $g:ident, |$a:ident, $b:ident| $body:expr) => {
+        $crate::dtype_types!($g => $crate::functors::real::int_binary_impls!($name, |$a, $b| $body;));
+    };
+    ($name:ty, |$a:ident, $b:ident| $body:expr; [$($t:ty),*]) => {$(
         impl $crate::functors::Functor<($t, $t)> for $name {
             type Output = $t;
             #[inline(always)]
+            // One body for signed and unsigned types: `x < 0` is always false for unsigned.
+            #[allow(unused_comparisons, clippy::absurd_extreme_comparisons)]
             fn call(&self, ($a, $b): ($t, $t)) -> $t {
                 $body
             }
@@ -340,11 +347,17 @@ macro_rules! int_binary_impls {
     )*};
 }
 
+/// `int_unary_impls!(Op, group, |x| body)`: `Functor<(T,)>` with `Output = T` for every
+/// type of a dtype group.
 macro_rules! int_unary_impls {
-    ($name:ty, [$($t:ty),*], |$x:ident| $body:expr) => {$(
+    ($name:ty, $g:ident, |$x:ident| $body:expr) => {
+        $crate::dtype_types!($g => $crate::functors::real::int_unary_impls!($name, |$x| $body;));
+    };
+    ($name:ty, |$x:ident| $body:expr; [$($t:ty),*]) => {$(
         impl $crate::functors::Functor<($t,)> for $name {
             type Output = $t;
             #[inline(always)]
+            #[allow(unused_comparisons, clippy::absurd_extreme_comparisons)]
             fn call(&self, ($x,): ($t,)) -> $t {
                 $body
             }

@@ -88,7 +88,7 @@ pub struct Addcmul<V> {
     pub value: V,
 }
 macro_rules! addcmul_int {
-    ($($t:ty),*) => {$(
+    ([$($t:ty),*]) => {$(
         impl Functor<($t, $t, $t)> for Addcmul<$t> {
             type Output = $t;
             #[inline(always)]
@@ -98,7 +98,7 @@ macro_rules! addcmul_int {
         }
     )*};
 }
-addcmul_int!(u8, i8, i16, i32, i64);
+crate::dtype_types!(int => addcmul_int!());
 impl Functor<(f32, f32, f32)> for Addcmul<f32> {
     type Output = f32;
     #[inline(always)]

@@ -140,7 +140,7 @@ macro_rules! rounding {
     ($($(#[$m:meta])* $name:ident: |$x:ident| $body:expr),* $(,)?) => {$(
         float_unary!($(#[$m])* $name: |$x| $body);
         // Integers are already integral: the identity, as PyTorch.
-        int_unary_impls!($name, [u8, i8, i16, i32, i64], |x| x);
+        int_unary_impls!($name, int, |x| x);
     )*};
 }
 

@@ -23,10 +23,9 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::layout::checked_numel;
 use crate::tensor::Tensor;
-use half::{bf16, f16};
 use std::vec::Vec;
 
-/// Element types with a fixed little-endian byte form: the ten weft stores (bool is one byte,
+/// Element types with a fixed little-endian byte form: every dtype weft stores (bool is one byte,
 /// 0 or 1).
 pub trait LeBytes: Element {
     /// Appends the element's little-endian bytes to `out`.
@@ -37,7 +36,7 @@ pub trait LeBytes: Element {
 }
 
 macro_rules! le_bytes {
-    ($($t:ty),*) => {$(
+    ([$($t:ty),*]) => {$(
         impl LeBytes for $t {
             #[inline(always)]
             fn put_le(self, out: &mut Vec<u8>) {
@@ -52,7 +51,7 @@ macro_rules! le_bytes {
         }
     )*};
 }
-le_bytes!(u8, i8, i16, i32, i64, f16, bf16, f32, f64);
+crate::dtype_types!(numeric => le_bytes!());
 
 impl LeBytes for bool {
     #[inline(always)]

@@ -70,7 +70,7 @@ trait SerdeElement: Element {
 }
 
 macro_rules! plain_element {
-    ($($t:ty),*) => {$(
+    ([$($t:ty),*]) => {$(
         impl SerdeElement for $t {
             #[inline]
             fn ser<S: Serializer>(self, s: S) -> Result<S::Ok, S::Error> {
@@ -83,7 +83,8 @@ macro_rules! plain_element {
         }
     )*};
 }
-plain_element!(bool, u8, i8, i16, i32, i64, f32, f64);
+crate::dtype_types!(integral => plain_element!());
+plain_element!([f32, f64]);
 
 macro_rules! half_element {
     ($($t:ty),*) => {$(

@@ -179,6 +179,7 @@ pub fn print_tensor<T: crate::element::Element>(t: &crate::tensor::Tensor<T>) ->
         Ok(v) => match v.to_value() {
             Value::Bool(b) => b.to_string(),
             Value::Int(i) => i.to_string(),
+            Value::UInt(u) => u.to_string(),
             Value::F32(x) => x.to_string(),
             Value::F64(x) => x.to_string(),
         },

@@ -136,12 +136,8 @@ fn cost(op: BinaryOp) -> LoopCost {
 /// Read before the op's iterator exists: it reads under its own shared borrow.
 pub(crate) fn one_element_value(t: &DynTensor) -> Result<Scalar> {
     crate::dispatch!(t, x => {
-        let v = x.item()?;
-        Ok(match x.dtype().category() {
-            crate::Category::Bool => Scalar::Bool(convert_value(v)),
-            crate::Category::Integer => Scalar::Int(convert_value(v)),
-            crate::Category::Float => Scalar::Float(convert_value(v)),
-        })
+        // Exact: bool, the integer (u64 included) or the float widened to f64.
+        Ok(Scalar::from(x.item()?.to_value()))
     })
 }
 

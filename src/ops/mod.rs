@@ -42,13 +42,14 @@ impl From<Scalar> for Operand<'_> {
 }
 
 macro_rules! operand_from_number {
-    ($($t:ty),*) => {$(
+    ([$($t:ty),*]) => {$(
         impl From<$t> for Operand<'_> {
             fn from(v: $t) -> Self { Operand::Scalar(Scalar::from(v)) }
         }
     )*};
 }
-operand_from_number!(bool, u8, i8, i16, i32, i64, f32, f64);
+crate::dtype_types!(all => operand_from_number!());
+operand_from_number!([usize]);
 
 impl Operand<'_> {
     /// The dtype this operand brings to promotion (a scalar's own type: bool, i64, f64).

@@ -120,6 +120,13 @@ pub fn binary_plan(
     let Some(s) = b.value else {
         return Ok(plan);
     };
+    if !(ad.has_torch_promotion() && bd.has_torch_promotion()) {
+        // NumPy's rules (u16/u32/u64): a one-element tensor is converted to the common dtype
+        // like any other operand; PyTorch's CPU-scalar special cases do not apply.
+        if b.kind != OperandKind::Scalar {
+            return Ok(plan);
+        }
+    }
     if a.kind == OperandKind::Scalar {
         // Only a rhs one-element tensor gets the special cases (PyTorch: `iter.is_cpu_scalar(2)`
         // on a two-input iterator; a lhs scalar makes the rhs the tensor operand).
@@ -248,18 +255,12 @@ pub fn clamp_plan(
 /// (`u8.clamp(min=300)`, `u8.clamp(max=-2)`), one beyond the other side clamps nothing
 /// (`u8.clamp(min=-1)`, `i8.clamp(max=1000)`) and is dropped (`None`).
 fn integer_clamp_bound(s: Scalar, is_min: bool, dtype: DType) -> Result<Option<Scalar>> {
-    use crate::element::{Element, convert_value};
-    let (lo, hi) = crate::with_dtype!(dtype, T => (
-        convert_value::<f64, T>(f64::NEG_INFINITY).to_value(),
-        convert_value::<f64, T>(f64::INFINITY).to_value(),
-    ));
-    let (crate::Value::Int(lo), crate::Value::Int(hi)) = (lo, hi) else {
-        unreachable!("integer dtype")
-    };
+    let (lo, hi) = dtype.int_range();
     let v = match s {
-        Scalar::Bool(b) => b as i64,
-        Scalar::Int(i) => i,
-        Scalar::Float(x) => x as i64,
+        Scalar::Bool(b) => b as i128,
+        Scalar::Int(_) | Scalar::UInt(_) => s.as_i128().unwrap_or(0),
+        // Truncates toward zero, saturating (NaN -> 0), as a float bound converts.
+        Scalar::Float(x) => x as i128,
     };
     let refused = if is_min { v > hi } else { v < lo };
     if refused {
@@ -270,7 +271,14 @@ fn integer_clamp_bound(s: Scalar, is_min: bool, dtype: DType) -> Result<Option<S
         });
     }
     let no_op = if is_min { v < lo } else { v > hi };
-    Ok(if no_op { None } else { Some(Scalar::Int(v)) })
+    // In the dtype's range here, so it fits i64 or u64.
+    Ok(if no_op {
+        None
+    } else if let Ok(i) = i64::try_from(v) {
+        Some(Scalar::Int(i))
+    } else {
+        Some(Scalar::UInt(v as u64))
+    })
 }
 
 /// `masked_fill(x, mask, value)`: the mask must be bool; the value must be finite and in range

@@ -1,6 +1,6 @@
 //! Compile-time type promotion for the typed API: `Promote<B>` gives the result element type of
-//! an op between `Tensor<A>` and `Tensor<B>`, generated from a table of types that is checked,
-//! entry by entry, against the const [`PROMOTION_TABLE`] when the crate compiles.
+//! an op between `Tensor<A>` and `Tensor<B>`, generated for every pair of the dtype list and
+//! read from the const [`PROMOTION_TABLE`] itself (no second table to keep in step).
 //! [`PromoteFloatScalar`] and [`PromoteIntScalar`] give the result of `Tensor<T>` with a float
 //! or an integer Rust number (PyTorch's wrapped-number rule: `Tensor<i64> * 2.5` is f32,
 //! `Tensor<bool> + 1` is i64). `PromoteFloatScalar` also maps the inputs of float-only math
@@ -42,90 +42,73 @@ const fn same(a: DType, b: DType) -> bool {
     a as u8 == b as u8
 }
 
-const fn same_opt(a: Option<DType>, b: DType) -> bool {
-    match a {
-        Some(a) => same(a, b),
-        None => false,
-    }
+/// The element type of a dtype, named by the dtype's index: `<ByIndex<{ d.index() }> as
+/// TypeOf>::T`. Lets the impls below read their output types from the `const` tables.
+pub struct ByIndex<const I: usize>;
+pub trait TypeOf {
+    type T: DynElement + PromoteFloatScalar + PromoteIntScalar;
 }
 
-/// One table entry: the impl and its compile-time check against `PROMOTION_TABLE`.
-macro_rules! pair {
-    ($a:ty, $b:ty => $o:ty) => {
+/// `TypeOf` for every row of the dtype list.
+macro_rules! type_of_rows {
+    ([$($V:ident $tok:ident: $T:ty, $s:literal;)*]) => {$(
+        impl TypeOf for ByIndex<{ DType::$V.index() }> {
+            type T = $T;
+        }
+    )*};
+}
+crate::__dtype_list! { all; type_of_rows; }
+
+/// The element type of a `const` dtype expression.
+macro_rules! type_of {
+    ($d:expr) => {
+        <ByIndex<{ $d.index() }> as TypeOf>::T
+    };
+}
+
+/// `Promote<B> for A` for every pair of the dtype list, read from `PROMOTION_TABLE`; the
+/// float and integer scalar rules for every type, read from `result_type`. The B list rides
+/// along as one token tree, so each A row expands it again.
+macro_rules! promote_impls {
+    ([$($a:ty),*]) => {
+        promote_impls!(@rows [$($a),*] [$($a),*]);
+    };
+    (@rows [$($a:ty),*] $bs:tt) => {$(
+        promote_impls!(@row $a, $bs);
+        impl PromoteFloatScalar for $a {
+            type Output = type_of!(scalar_result(<$a as Element>::DTYPE, DType::F64));
+        }
+        impl PromoteIntScalar for $a {
+            type Output = type_of!(scalar_result(<$a as Element>::DTYPE, DType::I64));
+        }
+    )*};
+    (@row $a:ty, [$($b:ty),*]) => {$(
         impl Promote<$b> for $a {
-            type Output = $o;
+            type Output =
+                type_of!(PROMOTION_TABLE[<$a as Element>::DTYPE.index()][<$b as Element>::DTYPE.index()]);
         }
-        const_assert!(same(
-            <<$a as Promote<$b>>::Output as Element>::DTYPE,
-            PROMOTION_TABLE[<$a as Element>::DTYPE.index()][<$b as Element>::DTYPE.index()]
-        ));
-    };
-}
-
-/// One row: `A` with each of the ten types, in `DType` order.
-macro_rules! row {
-    ($a:ty => $o0:ty, $o1:ty, $o2:ty, $o3:ty, $o4:ty, $o5:ty, $o6:ty, $o7:ty, $o8:ty, $o9:ty) => {
-        pair!($a, bool => $o0);
-        pair!($a, u8 => $o1);
-        pair!($a, i8 => $o2);
-        pair!($a, i16 => $o3);
-        pair!($a, i32 => $o4);
-        pair!($a, i64 => $o5);
-        pair!($a, f16 => $o6);
-        pair!($a, bf16 => $o7);
-        pair!($a, f32 => $o8);
-        pair!($a, f64 => $o9);
-    };
-}
-
-#[rustfmt::skip]
-mod table {
-    use super::*;
-    //           bool  u8   i8   i16  i32  i64  f16  bf16 f32  f64
-    row!(bool => bool, u8,  i8,  i16, i32, i64, f16, bf16, f32, f64);
-    row!(u8   => u8,   u8,  i16, i16, i32, i64, f16, bf16, f32, f64);
-    row!(i8   => i8,   i16, i8,  i16, i32, i64, f16, bf16, f32, f64);
-    row!(i16  => i16,  i16, i16, i16, i32, i64, f16, bf16, f32, f64);
-    row!(i32  => i32,  i32, i32, i32, i32, i64, f16, bf16, f32, f64);
-    row!(i64  => i64,  i64, i64, i64, i64, i64, f16, bf16, f32, f64);
-    row!(f16  => f16,  f16, f16, f16, f16, f16, f16, f32,  f32, f64);
-    row!(bf16 => bf16, bf16,bf16,bf16,bf16,bf16,f32, bf16, f32, f64);
-    row!(f32  => f32,  f32, f32, f32, f32, f32, f32, f32,  f32, f64);
-    row!(f64  => f64,  f64, f64, f64, f64, f64, f64, f64,  f64, f64);
-}
-
-/// The scalar rules, each checked against `result_type` with a dimensioned tensor and a scalar.
-macro_rules! scalar_rules {
-    ($($t:ty => float $fo:ty, int $io:ty;)*) => {$(
-        impl PromoteFloatScalar for $t {
-            type Output = $fo;
-        }
-        impl PromoteIntScalar for $t {
-            type Output = $io;
-        }
-        const_assert!(same_opt(
-            result_type(&[(<$t as Element>::DTYPE, OperandKind::Dimensioned), (DType::F64, OperandKind::Scalar)]),
-            <$fo as Element>::DTYPE
-        ));
-        const_assert!(same_opt(
-            result_type(&[(<$t as Element>::DTYPE, OperandKind::Dimensioned), (DType::I64, OperandKind::Scalar)]),
-            <$io as Element>::DTYPE
-        ));
     )*};
 }
 
-scalar_rules! {
-    bool => float f32, int i64;
-    u8 => float f32, int u8;
-    i8 => float f32, int i8;
-    i16 => float f32, int i16;
-    i32 => float f32, int i32;
-    i64 => float f32, int i64;
-    f16 => float f16, int f16;
-    bf16 => float bf16, int bf16;
-    f32 => float f32, int f32;
-    f64 => float f64, int f64;
+/// `result_type` of a dimensioned tensor of `d` with a scalar of `scalar`'s category.
+const fn scalar_result(d: DType, scalar: DType) -> DType {
+    match result_type(&[(d, OperandKind::Dimensioned), (scalar, OperandKind::Scalar)]) {
+        Some(r) => r,
+        None => d,
+    }
 }
+
+crate::dtype_types!(all => promote_impls!());
+
+// Spot checks of the generated impls (the tables themselves are checked in `promotion.rs`).
+const_assert!(same(<Promoted<u8, i8> as Element>::DTYPE, DType::I16));
+const_assert!(same(<Promoted<u16, i8> as Element>::DTYPE, DType::I32));
+const_assert!(same(<Promoted<u64, i64> as Element>::DTYPE, DType::F64));
+const_assert!(same(<Promoted<u64, f16> as Element>::DTYPE, DType::F16));
+const_assert!(same(<FloatOf<i64> as Element>::DTYPE, DType::F32));
+const_assert!(same(<FloatOf<bf16> as Element>::DTYPE, DType::BF16));
+const_assert!(same(<IntOf<bool> as Element>::DTYPE, DType::I64));
+const_assert!(same(<IntOf<u32> as Element>::DTYPE, DType::U32));
 
 /// `Self` casts safely into `To` (PyTorch's `can_cast`: no category is lowered, so float ->
 /// integer and integer -> bool are not safe). Bounds the in-place operators, so
@@ -150,42 +133,31 @@ scalar_rules! {
 /// ```
 pub trait CastsInto<To: Element>: Element {}
 
-/// The category of an element type as a type (`BoolCat < IntCat < FloatCat`).
+/// The category of an element type as a type (`BoolCat < IntegerCat < FloatCat`).
 pub trait Categorized: Element {
     type Cat;
 }
 pub struct BoolCat;
-pub struct IntCat;
+pub struct IntegerCat;
 pub struct FloatCat;
 /// `Self <= C` in the category order.
 pub trait CategoryLe<C> {}
 impl CategoryLe<BoolCat> for BoolCat {}
-impl CategoryLe<IntCat> for BoolCat {}
+impl CategoryLe<IntegerCat> for BoolCat {}
 impl CategoryLe<FloatCat> for BoolCat {}
-impl CategoryLe<IntCat> for IntCat {}
-impl CategoryLe<FloatCat> for IntCat {}
+impl CategoryLe<IntegerCat> for IntegerCat {}
+impl CategoryLe<FloatCat> for IntegerCat {}
 impl CategoryLe<FloatCat> for FloatCat {}
 
 impl<F: Categorized, T: Categorized> CastsInto<T> for F where F::Cat: CategoryLe<T::Cat> {}
 
-/// Each type's category, checked against `DType::category` (which `can_cast` reads).
+/// Each type's category, from the dtype list's sections (which `DType::category` and
+/// `can_cast` read too).
 macro_rules! categories {
-    ($($t:ty => $c:ident, $cat:ident;)*) => {$(
-        impl Categorized for $t {
-            type Cat = $c;
+    (() $($Cat:ident [$($V:ident $tok:ident: $T:ty, $s:literal;)*])*) => {$($(
+        impl Categorized for $T {
+            type Cat = paste::paste!([<$Cat Cat>]);
         }
-        const_assert!(matches!(<$t as Element>::DTYPE.category(), crate::dtype::Category::$cat));
-    )*};
+    )*)*};
 }
-categories! {
-    bool => BoolCat, Bool;
-    u8 => IntCat, Integer;
-    i8 => IntCat, Integer;
-    i16 => IntCat, Integer;
-    i32 => IntCat, Integer;
-    i64 => IntCat, Integer;
-    f16 => FloatCat, Float;
-    bf16 => FloatCat, Float;
-    f32 => FloatCat, Float;
-    f64 => FloatCat, Float;
-}
+crate::dtype_table!(categories);

@@ -54,7 +54,7 @@ use super::promote::{
 use super::special;
 use super::unary::unary;
 use crate::dyn_tensor::{DynElement, DynTensor, with_dyn_view};
-use crate::element::{Element, Value};
+use crate::element::Element;
 use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::functors::{self as f, BinaryOp, Functor, GeluApproximate, UnaryOp};
@@ -92,12 +92,7 @@ impl<T: Element> From<Scalar> for TOperand<'_, T> {
 
 /// A value as the scalar of its category (what a Python number of that value would be).
 fn scalar_of<T: Element>(v: T) -> Scalar {
-    match v.to_value() {
-        Value::Bool(b) => Scalar::Bool(b),
-        Value::Int(i) => Scalar::Int(i),
-        Value::F32(x) => Scalar::Float(x as f64),
-        Value::F64(x) => Scalar::Float(x),
-    }
+    Scalar::from(v.to_value())
 }
 
 /// A typed tensor out of a runner's result; another dtype means the op's result does not fit

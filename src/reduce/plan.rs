@@ -102,6 +102,9 @@ pub(crate) fn dtypes(op: ReduceOp, input: DType, dtype: Option<DType>) -> Result
         Sum | Prod => {
             if read.is_float() {
                 read
+            } else if read.is_unsigned_integer() && read != DType::U8 {
+                // NumPy's rule for the unsigned dtypes PyTorch has no sum for.
+                DType::U64
             } else {
                 DType::I64
             }

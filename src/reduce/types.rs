@@ -6,7 +6,8 @@ use crate::DynElement;
 use crate::element::Element;
 use half::{bf16, f16};
 
-/// An accumulator of `sum`/`prod`/`mean`: i64 (wrapping, for integers and bool), f32 (for
+/// An accumulator of `sum`/`prod`/`mean`: i64 (wrapping, for bool, u8 and the signed
+/// integers), u64 (wrapping, for u16/u32/u64: NumPy's rule, PyTorch has none), f32 (for
 /// f16/bf16/f32), f64.
 pub trait AccNum: Element {
     fn add(self, b: Self) -> Self;
@@ -15,20 +16,25 @@ pub trait AccNum: Element {
     fn div_count(self, n: usize) -> Self;
 }
 
-impl AccNum for i64 {
-    #[inline(always)]
-    fn add(self, b: i64) -> i64 {
-        self.wrapping_add(b)
-    }
-    #[inline(always)]
-    fn mul(self, b: i64) -> i64 {
-        self.wrapping_mul(b)
-    }
-    #[inline(always)]
-    fn div_count(self, n: usize) -> i64 {
-        if n == 0 { 0 } else { self / n as i64 }
-    }
+macro_rules! int_acc {
+    ($($t:ty),*) => {$(
+        impl AccNum for $t {
+            #[inline(always)]
+            fn add(self, b: $t) -> $t {
+                self.wrapping_add(b)
+            }
+            #[inline(always)]
+            fn mul(self, b: $t) -> $t {
+                self.wrapping_mul(b)
+            }
+            #[inline(always)]
+            fn div_count(self, n: usize) -> $t {
+                if n == 0 { 0 } else { self / n as $t }
+            }
+        }
+    )*};
 }
+int_acc!(i64, u64);
 
 /// The float computation types of `var`, `logsumexp` and `softmax`.
 pub trait FloatAcc: AccNum {
@@ -152,7 +158,8 @@ pub trait Extremum: Element {
 
 /// Per element type: what its reductions produce (typed API) and accumulate in.
 pub trait ReduceElement: Extremum + DynElement {
-    /// `sum`/`prod` result: i64 for integers and bool, the type itself for floats.
+    /// `sum`/`prod` result: i64 for bool, u8 and the signed integers, u64 for u16/u32/u64,
+    /// the type itself for floats.
     type Sum: DynElement;
     /// `sum`/`prod`/`mean` accumulator.
     type SumAcc: AccNum;
@@ -198,6 +205,9 @@ reduce_types! {
     i16: i16::MIN, i16::MAX, nan |_| false; sum i64, i64; any bool; lse f32;
     i32: i32::MIN, i32::MAX, nan |_| false; sum i64, i64; any bool; lse f32;
     i64: i64::MIN, i64::MAX, nan |_| false; sum i64, i64; any bool; lse f32;
+    u16: u16::MIN, u16::MAX, nan |_| false; sum u64, u64; any bool; lse f32;
+    u32: u32::MIN, u32::MAX, nan |_| false; sum u64, u64; any bool; lse f32;
+    u64: u64::MIN, u64::MAX, nan |_| false; sum u64, u64; any bool; lse f32;
     f16: f16::NEG_INFINITY, f16::INFINITY, nan |x: f16| x.is_nan(); sum f16, f32; any bool; lse f16;
     bf16: bf16::NEG_INFINITY, bf16::INFINITY, nan |x: bf16| x.is_nan(); sum bf16, f32; any bool; lse bf16;
     f32: f32::NEG_INFINITY, f32::INFINITY, nan |x: f32| x.is_nan(); sum f32, f32; any bool; lse f32;

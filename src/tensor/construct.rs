@@ -54,6 +54,7 @@ impl<T: Element> Tensor<T> {
         let f = |v: Value| match v {
             Value::Bool(b) => b as u8 as f64,
             Value::Int(i) => i as f64,
+            Value::UInt(u) => u as f64,
             Value::F32(x) => x as f64,
             Value::F64(x) => x,
         };

@@ -19,14 +19,15 @@ const PRECISION: usize = 4;
 #[derive(Copy, Clone)]
 enum Elem {
     F(f64),
-    I(i64),
+    I(i128),
     B(bool),
 }
 
 fn elem<T: Element>(v: T) -> Elem {
     match v.to_value() {
         Value::Bool(b) => Elem::B(b),
-        Value::Int(i) => Elem::I(i),
+        Value::Int(i) => Elem::I(i as i128),
+        Value::UInt(u) => Elem::I(u as i128),
         Value::F32(x) => Elem::F(x as f64),
         Value::F64(x) => Elem::F(x),
     }

@@ -594,6 +594,12 @@ macro_rules! on {
             return Err(format!("not implemented for {other}"))
         })
     };
+    ($d:expr, $group:ident, $T:ident => $body:expr) => {
+        weft::dispatch_dtypes!($d, $group, $T => $body, _ => {
+            let other = $d;
+            return Err(format!("not implemented for {other}"))
+        })
+    };
 }
 
 fn kind(o: &Opnd) -> (DType, OperandKind) {
@@ -686,37 +692,31 @@ where
 }
 
 fn to_scalar(v: Value) -> Scalar {
-    match v {
-        Value::Bool(b) => Scalar::Bool(b),
-        Value::Int(i) => Scalar::Int(i),
-        Value::F32(x) => Scalar::Float(x as f64),
-        Value::F64(x) => Scalar::Float(x),
-    }
+    Scalar::from(v)
 }
 
 /// c10's overflow check when a scalar meets a dtype (see golden_functors.rs).
 fn torch_fits(s: Scalar, d: DType) -> bool {
     let (lo, hi): (f64, f64) = match d {
         DType::Bool => return true,
-        DType::U8 => (0.0, 255.0),
-        DType::I8 => (-128.0, 127.0),
-        DType::I16 => (-32768.0, 32767.0),
-        DType::I32 => (i32::MIN as f64, i32::MAX as f64),
-        DType::I64 => (i64::MIN as f64, i64::MAX as f64),
         DType::F16 => (-65504.0, 65504.0),
         DType::BF16 => (-bf16::MAX.to_f64(), bf16::MAX.to_f64()),
         DType::F32 => (f32::MIN as f64, f32::MAX as f64),
         DType::F64 => return true,
+        _ => {
+            let (lo, hi) = d.int_range();
+            (lo as f64, hi as f64)
+        }
     };
     match s {
         Scalar::Bool(_) => true,
-        Scalar::Int(i) if d.is_integer() => {
-            let (lo, hi) = (lo as i128, hi as i128);
-            let i = i as i128;
+        Scalar::Int(_) | Scalar::UInt(_) if d.is_integer() => {
+            let (lo, hi) = d.int_range();
+            let i = s.as_i128().unwrap();
             let lo = if d == DType::U8 { -hi } else { lo };
             i >= lo && i <= hi
         }
-        Scalar::Int(i) => (i as f64) >= lo && (i as f64) <= hi,
+        Scalar::Int(_) | Scalar::UInt(_) => s.to_f64() >= lo && s.to_f64() <= hi,
         Scalar::Float(x) if d.is_integer() => x.is_finite() && x >= lo && x <= hi,
         Scalar::Float(x) => !x.is_finite() || (x >= lo && x <= hi),
     }
@@ -739,7 +739,7 @@ pub fn reference(c: &Case) -> Result<Output, String> {
             let f = Gelu {
                 approximate: GeluApproximate::Tanh,
             };
-            let values = on!(a.dtype, [F16, BF16, F32, F64], T => map1::<T, _>(f, &a.logical()));
+            let values = on!(a.dtype, float, T => map1::<T, _>(f, &a.logical()));
             Ok(Output {
                 dtype: a.dtype,
                 shape: a.shape.clone(),
@@ -761,7 +761,7 @@ pub fn reference(c: &Case) -> Result<Output, String> {
             })
         }
         Case::LeakyRelu(a, s) => {
-            let values = on!(a.dtype, [F16, BF16, F32, F64], T =>
+            let values = on!(a.dtype, float, T =>
                 map1::<T, _>(LeakyRelu { slope: *s }, &a.logical()));
             Ok(Output {
                 dtype: a.dtype,
@@ -770,7 +770,7 @@ pub fn reference(c: &Case) -> Result<Output, String> {
             })
         }
         Case::Hardtanh(a, lo, hi) => {
-            let values = on!(a.dtype, [U8, I8, I16, I32, I64, F16, BF16, F32, F64], T =>
+            let values = on!(a.dtype, numeric, T =>
                 map1::<T, _>(Hardtanh { min: lo.to::<T>(), max: hi.to::<T>() }, &a.logical()));
             Ok(Output {
                 dtype: a.dtype,
@@ -843,7 +843,7 @@ fn ref_binary(op: BinaryOp, a: &Opnd, b: &Opnd) -> Result<Output, String> {
         if !matches!(compute, DType::F32 | DType::F64) {
             check_fits(*e, compute)?;
         }
-        let values = on!(compute, [U8, I8, I16, I32, I64, F16, BF16, F32, F64], T =>
+        let values = on!(compute, numeric, T =>
             map1::<T, _>(PowScalar { exp: e.to::<T>() }, &av));
         return Ok(Output {
             dtype: compute,
@@ -876,7 +876,7 @@ fn ref_unary(op: UnaryOp, t: &Arg) -> Result<Output, String> {
     let xv = t.logical();
     // square is pow(x, 2) (bool computes in int64).
     if op == U::Square {
-        let values = on!(compute, [U8, I8, I16, I32, I64, F16, BF16, F32, F64], T =>
+        let values = on!(compute, numeric, T =>
             map1::<T, _>(PowScalar { exp: Scalar::Int(2).to::<T>() }, &xv));
         return Ok(Output {
             dtype: compute,
@@ -923,23 +923,23 @@ fn ref_clamp(x: &Arg, min: Option<&Opnd>, max: Option<&Opnd>) -> Result<Output, 
             Some(Opnd::S(s)) if compute.is_integer() => {
                 // PyTorch: a bound beyond the side it clamps towards is refused, one beyond
                 // the other side clamps nothing.
-                let (lo, hi) = with_dtype!(compute, T => (
-                    T::from_value(Value::F64(f64::NEG_INFINITY)).to_value(),
-                    T::from_value(Value::F64(f64::INFINITY)).to_value(),
-                ));
-                let (Value::Int(lo), Value::Int(hi)) = (lo, hi) else {
-                    unreachable!()
-                };
+                let (lo, hi) = compute.int_range();
                 let v = match *s {
-                    Scalar::Bool(b) => b as i64,
-                    Scalar::Int(i) => i,
-                    Scalar::Float(x) => x as i64,
+                    Scalar::Float(x) => x as i128,
+                    s => s.to_value().as_i128().unwrap(),
                 };
                 if (is_min && v > hi) || (!is_min && v < lo) {
                     return Err("clamp bound outside the range".into());
                 }
                 let none = if is_min { v < lo } else { v > hi };
-                Ok(vec![if none { None } else { Some(Value::Int(v)) }; n])
+                Ok(vec![
+                    if none {
+                        None
+                    } else {
+                        Some(Value::UInt(v as u64))
+                    };
+                    n
+                ])
             }
             Some(Opnd::S(s)) => {
                 check_fits(*s, compute)?;
@@ -948,7 +948,7 @@ fn ref_clamp(x: &Arg, min: Option<&Opnd>, max: Option<&Opnd>) -> Result<Output, 
         }
     };
     let (lo, hi) = (bound(min, true)?, bound(max, false)?);
-    let values = on!(compute, [U8, I8, I16, I32, I64, F16, BF16, F32, F64], T => xv
+    let values = on!(compute, numeric, T => xv
         .iter()
         .zip(lo.iter().zip(&hi))
         .map(|(&x, (l, h))| {
@@ -1030,7 +1030,7 @@ fn ref_lerp(a: &Arg, b: &Arg, w: &Opnd) -> Result<Output, String> {
         Opnd::S(s) => {
             let shape = broadcast(&[&a.shape, &b.shape])?;
             let f = LerpScalar { weight: s.to_f64() };
-            let values = on!(d, [F16, BF16, F32, F64], T =>
+            let values = on!(d, float, T =>
                 map2::<T, _>(f, &a.expand(&shape), &b.expand(&shape)));
             Ok(Output {
                 dtype: d,
@@ -1043,7 +1043,7 @@ fn ref_lerp(a: &Arg, b: &Arg, w: &Opnd) -> Result<Output, String> {
                 return Err("lerp: weight dtype".into());
             }
             let shape = broadcast(&[&a.shape, &b.shape, &w.shape])?;
-            let values = on!(d, [F16, BF16, F32, F64], T =>
+            let values = on!(d, float, T =>
                 map3::<T, _>(Lerp, &a.expand(&shape), &b.expand(&shape), &w.expand(&shape)));
             Ok(Output {
                 dtype: d,
@@ -1075,7 +1075,7 @@ fn ref_addcmul(a: &Arg, b: &Arg, c: &Arg, v: Scalar) -> Result<Output, String> {
             &bv,
             &cv,
         ),
-        _ => on!(d, [U8, I8, I16, I32, I64], T =>
+        _ => on!(d, int, T =>
             map3::<T, _>(Addcmul { value: v.to::<T>() }, &av, &bv, &cv)),
     };
     Ok(Output {
