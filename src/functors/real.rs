@@ -276,18 +276,21 @@ macro_rules! real_unary_impls {
                 self.eval(x)
             }
         }
+        // f16/bf16: the f32 functor, rounded once. Exactly this (checked for every value in
+        // tests/half_blocks.rs) lets the kernels run the f32 functor over converted blocks
+        // (every op without `OpFlag::HalfOwnRounding`).
         impl $crate::functors::Functor<(half::f16,)> for $name {
             type Output = half::f16;
             #[inline(always)]
             fn call(&self, (x,): (half::f16,)) -> half::f16 {
-                half::f16::from_f32(self.eval(x.to_f32()))
+                half::f16::from_f32(<$name as $crate::functors::Functor<(f32,)>>::call(self, (x.to_f32(),)))
             }
         }
         impl $crate::functors::Functor<(half::bf16,)> for $name {
             type Output = half::bf16;
             #[inline(always)]
             fn call(&self, (x,): (half::bf16,)) -> half::bf16 {
-                half::bf16::from_f32(self.eval(x.to_f32()))
+                half::bf16::from_f32(<$name as $crate::functors::Functor<(f32,)>>::call(self, (x.to_f32(),)))
             }
         }
     };
@@ -314,14 +317,20 @@ macro_rules! real_binary_impls {
             type Output = half::f16;
             #[inline(always)]
             fn call(&self, (a, b): (half::f16, half::f16)) -> half::f16 {
-                half::f16::from_f32(self.eval(a.to_f32(), b.to_f32()))
+                half::f16::from_f32(<$name as $crate::functors::Functor<(f32, f32)>>::call(
+                    self,
+                    (a.to_f32(), b.to_f32()),
+                ))
             }
         }
         impl $crate::functors::Functor<(half::bf16, half::bf16)> for $name {
             type Output = half::bf16;
             #[inline(always)]
             fn call(&self, (a, b): (half::bf16, half::bf16)) -> half::bf16 {
-                half::bf16::from_f32(self.eval(a.to_f32(), b.to_f32()))
+                half::bf16::from_f32(<$name as $crate::functors::Functor<(f32, f32)>>::call(
+                    self,
+                    (a.to_f32(), b.to_f32()),
+                ))
             }
         }
     };

@@ -37,10 +37,10 @@ use crate::promotion::promote_types;
 #[doc(hidden)]
 macro_rules! binary_op_table {
     (@with ($($args:tt)*) $($m:tt)+) => { $($m)+! { ($($args)*)
-        Add add: all -> same, Cheap [ScalarKernel F32Blocks];
-        Sub sub: numeric -> same, Cheap [ScalarKernel F32Blocks NoBoolOperand];
-        Mul mul: all -> same, Cheap [ScalarKernel F32Blocks ScalarOpmath];
-        Div div: float -> to_float, Moderate [ScalarKernel F32Blocks ScalarOpmath];
+        Add add: all -> same, Cheap [ScalarKernel];
+        Sub sub: numeric -> same, Cheap [ScalarKernel NoBoolOperand];
+        Mul mul: all -> same, Cheap [ScalarKernel ScalarOpmath];
+        Div div: float -> to_float, Moderate [ScalarKernel ScalarOpmath];
         FloorDivide floor_divide: numeric -> same, Moderate [IntDivision ScalarOpmath];
         Remainder remainder: numeric -> same, Moderate [IntDivision];
         Fmod fmod: numeric -> same, Moderate [IntDivision];
@@ -69,7 +69,7 @@ macro_rules! binary_op_table {
         Fmax fmax: all -> same, Cheap [];
         Fmin fmin: all -> same, Cheap [];
         Heaviside heaviside: all -> same, Cheap [SameDtypes];
-        Nextafter nextafter: float -> same, Cheap [];
+        Nextafter nextafter: float -> same, Cheap [HalfOwnRounding];
         Gcd gcd: int -> same, Expensive [];
         Lcm lcm: int -> same, Expensive [];
     }};
@@ -108,7 +108,7 @@ macro_rules! unary_op_table {
         Silu silu: float -> same, Expensive [];
         Softplus softplus: float -> same, Expensive [];
         Gelu gelu: float -> same, Expensive [OwnMethods VectorF32];
-        Erf erf: float -> to_float, Expensive [];
+        Erf erf: float -> to_float, Expensive [HalfOwnRounding];
         Floor floor: numeric -> same, Cheap [];
         Ceil ceil: numeric -> same, Cheap [];
         Round round: numeric -> same, Cheap [];
@@ -126,7 +126,7 @@ macro_rules! unary_op_table {
         Erfc erfc: float -> to_float, Expensive [];
         Deg2rad deg2rad: float -> to_float, Cheap [];
         Rad2deg rad2deg: float -> to_float, Cheap [];
-        Logit logit: float -> to_float, Expensive [];
+        Logit logit: float -> to_float, Expensive [HalfOwnRounding];
         Mish mish: float -> same, Expensive [];
         Elu elu: float -> same, Expensive [];
         Selu selu: float -> same, Expensive [];
@@ -134,7 +134,7 @@ macro_rules! unary_op_table {
         Logsigmoid logsigmoid: float -> same, Expensive [];
         Hardswish hardswish: float -> same, Cheap [];
         Hardsigmoid hardsigmoid: float -> same, Cheap [];
-        Softsign softsign: float -> to_float, Moderate [NoBoolOperand];
+        Softsign softsign: float -> to_float, Moderate [NoBoolOperand HalfOwnRounding];
         Signbit signbit: all -> bool, Cheap [];
     }};
     ($($m:tt)+) => { $crate::unary_op_table! { @with () $($m)+ } };
@@ -226,9 +226,12 @@ pub enum Cost {
 pub enum OpFlag {
     /// The GPU also gets a kernel taking the second operand as a scalar kernel argument.
     ScalarKernel,
-    /// The f16/bf16 functor is the f32 functor rounded once, so f16/bf16 operands may run the
-    /// f32 functor over blocks converted from and to half precision (`ops::binary`).
-    F32Blocks,
+    /// The f16/bf16 functors are *not* the f32 functor rounded once (PyTorch computes them
+    /// another way: `erf`'s vectorized form, `logit`'s and `softsign`'s roundings, `nextafter`
+    /// in its own format). Every other op with float dtypes runs its f32 functor over f16/bf16
+    /// blocks converted in and rounded on the way out (`kernels`), bit for bit what its half
+    /// functors give; tests/half_blocks.rs checks both ways over every half value.
+    HalfOwnRounding,
     /// Refuses a bool operand whatever the other is (PyTorch's `sub`, `softsign`).
     NoBoolOperand,
     /// Both operands must be tensors of one dtype (PyTorch's `heaviside`: no promotion).

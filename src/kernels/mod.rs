@@ -87,9 +87,8 @@ fn storer<O: Element>(stored: DType) -> StoreFn<O> {
 /// scalar conversions' results (round to nearest even, NaN stays NaN). Other strides fall
 /// back to the per-element loops.
 mod half_blocks {
-    use super::{load_cast, store_cast};
+    use half::f16;
     use half::slice::HalfFloatSliceExt;
-    use half::{bf16, f16};
 
     /// F16C conversions, 8 lanes at a time (`vcvtph2ps` / `vcvtps2ph` round to nearest even,
     /// as `half` does); `None` when the CPU lacks F16C.
@@ -156,6 +155,61 @@ mod half_blocks {
         }
     }
 
+    /// A strided (or stride-0) half block: its 16-bit patterns gathered into a unit-stride
+    /// stack buffer, then converted by the vectorized unit-stride `load` (the gather is plain
+    /// integer moves; a per-element conversion is several times slower).
+    ///
+    /// # Safety
+    /// As [`load_cast`] for a 2-byte element type; `load` is `load_f16` or `load_bf16`.
+    unsafe fn via_unit_load(
+        src: *const u8,
+        stride: isize,
+        n: usize,
+        dst: *mut f32,
+        load: unsafe fn(*const u8, isize, usize, *mut f32),
+    ) {
+        let mut bits = [0u16; super::BLOCK];
+        let mut done = 0;
+        while done < n {
+            let m = super::BLOCK.min(n - done);
+            for i in 0..m {
+                // SAFETY: the contract: element `done + i` is valid at `stride`.
+                bits[i] =
+                    unsafe { (src.offset((done + i) as isize * stride) as *const u16).read() };
+            }
+            // SAFETY: `bits` holds `m` valid 2-byte elements at unit stride; `dst + done` is
+            // valid for `m` writes (the contract).
+            unsafe { load(bits.as_ptr() as *const u8, 2, m, dst.add(done)) };
+            done += m;
+        }
+    }
+
+    /// The store counterpart of [`via_unit_load`]: converted into a unit-stride buffer by
+    /// `store`, then scattered.
+    ///
+    /// # Safety
+    /// As [`store_cast`] for a 2-byte element type; `store` is `store_f16` or `store_bf16`.
+    unsafe fn via_unit_store(
+        src: *const f32,
+        dst: *mut u8,
+        stride: isize,
+        n: usize,
+        store: unsafe fn(*const f32, *mut u8, isize, usize),
+    ) {
+        let mut bits = [0u16; super::BLOCK];
+        let mut done = 0;
+        while done < n {
+            let m = super::BLOCK.min(n - done);
+            // SAFETY: `src + done` valid for `m` reads; `bits` for `m` writes at unit stride.
+            unsafe { store(src.add(done), bits.as_mut_ptr() as *mut u8, 2, m) };
+            for i in 0..m {
+                // SAFETY: the contract: element `done + i` is valid at `stride`.
+                unsafe { (dst.offset((done + i) as isize * stride) as *mut u16).write(bits[i]) };
+            }
+            done += m;
+        }
+    }
+
     /// # Safety
     /// As [`load_cast`].
     pub(super) unsafe fn load_f16(src: *const u8, stride: isize, n: usize, dst: *mut f32) {
@@ -176,7 +230,7 @@ mod half_blocks {
             s.convert_to_f32_slice(d);
         } else {
             // SAFETY: the same contract.
-            unsafe { load_cast::<f16, f32>(src, stride, n, dst) }
+            unsafe { via_unit_load(src, stride, n, dst, load_f16) }
         }
     }
 
@@ -199,7 +253,7 @@ mod half_blocks {
             d.convert_from_f32_slice(s);
         } else {
             // SAFETY: the same contract.
-            unsafe { store_cast::<f32, f16>(src, dst, stride, n) }
+            unsafe { via_unit_store(src, dst, stride, n, store_f16) }
         }
     }
 
@@ -252,7 +306,7 @@ mod half_blocks {
             unsafe { bf16_to_f32_loop(src, dst, n) }
         } else {
             // SAFETY: the same contract.
-            unsafe { load_cast::<bf16, f32>(src, stride, n, dst) }
+            unsafe { via_unit_load(src, stride, n, dst, load_bf16) }
         }
     }
 
@@ -285,7 +339,7 @@ mod half_blocks {
             unsafe { f32_to_bf16_loop(src, dst, n) }
         } else {
             // SAFETY: the same contract.
-            unsafe { store_cast::<f32, bf16>(src, dst, stride, n) }
+            unsafe { via_unit_store(src, dst, stride, n, store_bf16) }
         }
     }
 }
@@ -367,6 +421,54 @@ unsafe fn contiguous_unary<C: Element, F: Functor<(C,)>>(
     }
 }
 
+/// `po[i] = f(pa[i], pb[i])` for `i < n`, compiled for AVX2 when present, as
+/// [`contiguous_unary`].
+///
+/// # Safety
+/// `pa`, `pb` valid for `n` reads, `po` for `n` writes (`po` may equal either: in place).
+#[inline(always)]
+unsafe fn contiguous_binary<A: Element, B: Element, F: Functor<(A, B)>>(
+    f: &F,
+    po: *mut F::Output,
+    pa: *const A,
+    pb: *const B,
+    n: usize,
+) where
+    F::Output: Element,
+{
+    #[cfg(target_arch = "x86_64")]
+    if n >= 64 && std::is_x86_feature_detected!("avx2") {
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2<A: Element, B: Element, F: Functor<(A, B)>>(
+            f: &F,
+            po: *mut F::Output,
+            pa: *const A,
+            pb: *const B,
+            n: usize,
+        ) where
+            F::Output: Element,
+        {
+            for i in 0..n {
+                // SAFETY: the caller's contract.
+                unsafe {
+                    po.add(i)
+                        .write(f.call((pa.add(i).read(), pb.add(i).read())))
+                };
+            }
+        }
+        // SAFETY: AVX2 is present (checked above); the caller's contract for the pointers.
+        unsafe { avx2(f, po, pa, pb, n) };
+        return;
+    }
+    for i in 0..n {
+        // SAFETY: the caller's contract.
+        unsafe {
+            po.add(i)
+                .write(f.call((pa.add(i).read(), pb.add(i).read())))
+        };
+    }
+}
+
 /// The inner loop of a unary functor `F: (C,) -> O`, for an input stored as `in_dtype` and an
 /// output stored as `out_dtype`.
 ///
@@ -421,9 +523,8 @@ where
             while start < n {
                 let m = BLOCK.min(n - start);
                 (inp.load)(pa.offset(start as isize * sa), sa, m, a_buf.as_mut_ptr());
-                for i in 0..m {
-                    o_buf[i] = f.call((a_buf[i],));
-                }
+                // The block buffers are contiguous: the vectorized (AVX2) loop.
+                contiguous_unary(&f, o_buf.as_mut_ptr(), a_buf.as_ptr(), m);
                 (out.store)(o_buf.as_ptr(), po.offset(start as isize * so), so, m);
                 start += m;
             }
@@ -456,10 +557,7 @@ where
                 let (pa, pb) = (pa as *const A, pb as *const B);
                 if so == eo {
                     if sa == ea && sb == eb {
-                        for i in 0..n {
-                            po.add(i)
-                                .write(f.call((pa.add(i).read(), pb.add(i).read())));
-                        }
+                        contiguous_binary(&f, po, pa, pb, n);
                         return;
                     }
                     if sa == ea && sb == 0 {
@@ -497,9 +595,7 @@ where
                 let s = start as isize;
                 (ia.load)(pa.offset(s * sa), sa, m, a_buf.as_mut_ptr());
                 (ib.load)(pb.offset(s * sb), sb, m, b_buf.as_mut_ptr());
-                for i in 0..m {
-                    o_buf[i] = f.call((a_buf[i], b_buf[i]));
-                }
+                contiguous_binary(&f, o_buf.as_mut_ptr(), a_buf.as_ptr(), b_buf.as_ptr(), m);
                 (out.store)(o_buf.as_ptr(), po.offset(s * so), so, m);
                 start += m;
             }

@@ -263,6 +263,17 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
     match plan.path {
         BinaryPath::Functor => {}
         BinaryPath::ScalarOpmath(s32) => {
+            if runner.dtype(0) == compute && runner.dtype(1) == compute {
+                // The `*ScalarOpmath` functors are the f32 op with the scalar at f32, rounded
+                // once: the f32 functor over converted blocks (tests/half_blocks.rs).
+                let r = BinaryRunner {
+                    exec: runner.exec,
+                    scalar: Some((Side::Rhs, Scalar::Float(s32 as f64))),
+                    cost: runner.cost,
+                };
+                run_functor(op, DType::F32, &r, ad, bd)?;
+                return Ok(finish(iter, out));
+            }
             match op {
                 BinaryOp::Mul => {
                     dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::MulScalarOpmath { s: s32 }), _ => unreachable!())
@@ -354,16 +365,35 @@ fn direct(op: BinaryOp, a: Operand, b: Operand) -> Option<Result<DynTensor>> {
 /// Runs the functor of `op` in the computation dtype `compute` through `runner`: one match arm
 /// per line of the op table, each dispatching over the line's dtype set.
 fn run_op(op: BinaryOp, compute: DType, runner: &BinaryRunner, ad: DType, bd: DType) -> Result<()> {
-    // f16/bf16 ops whose functor computes in f32 and rounds once (`F32Blocks`): running the
+    // f16/bf16 ops whose functor computes in f32 and rounds once (all but `HalfOwnRounding`): running the
     // f32 functor over blocks converted from and to half precision (F16C / vectorized bf16
     // shifts, see `kernels`) gives the same results, much faster than per-element conversion.
     // Only when every operand is stored in `compute`: another input dtype must round to
     // `compute` first, another output dtype must get the rounded result.
+    // A bound scalar is rounded to `compute` first, as the half functor would see it.
+    let inputs = if runner.scalar.is_some() { 1..2 } else { 1..3 };
     let blocks = compute.is_reduced_float()
-        && op.has(OpFlag::F32Blocks)
-        && runner.scalar.is_none()
-        && (0..3).all(|i| runner.dtype(i) == compute);
-    let c = if blocks { DType::F32 } else { compute };
+        && !op.has(OpFlag::HalfOwnRounding)
+        && runner.dtype(0) == op.out_dtype(compute)
+        && inputs.into_iter().all(|i| runner.dtype(i) == compute);
+    if blocks {
+        let rounded = runner.scalar.map(|(side, s)| {
+            let v =
+                crate::with_dtype!(compute, T => crate::element::Element::to_value(s.to::<T>()));
+            (side, Scalar::from(v))
+        });
+        let runner = BinaryRunner {
+            exec: runner.exec,
+            scalar: rounded,
+            cost: runner.cost,
+        };
+        return run_functor(op, DType::F32, &runner, ad, bd);
+    }
+    run_functor(op, compute, runner, ad, bd)
+}
+
+/// [`run_op`]'s dispatch: the functor of `op` in `c`.
+fn run_functor(op: BinaryOp, c: DType, runner: &BinaryRunner, ad: DType, bd: DType) -> Result<()> {
     macro_rules! dispatch {
         (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
             match op {$(
