@@ -50,7 +50,36 @@ unsafe fn store_cast<O: Element, D: Element>(src: *const O, dst: *mut u8, stride
 type LoadFn<C> = unsafe fn(*const u8, isize, usize, *mut C);
 type StoreFn<O> = unsafe fn(*const O, *mut u8, isize, usize);
 
+/// Reads `n` elements of `C` at byte stride `stride` into `dst` (no conversion: a strided
+/// input gathered into a block buffer).
+///
+/// # Safety
+/// As [`load_cast`] with `S = C`.
+unsafe fn load_same<C: Element>(src: *const u8, stride: isize, n: usize, dst: *mut C) {
+    for i in 0..n {
+        // SAFETY: per the function contract.
+        unsafe {
+            dst.add(i)
+                .write((src.offset(i as isize * stride) as *const C).read())
+        };
+    }
+}
+
+/// Writes `n` elements of `O` from `src` at byte stride `stride` (a block buffer scattered).
+///
+/// # Safety
+/// As [`store_cast`] with `D = O`.
+unsafe fn store_same<O: Element>(src: *const O, dst: *mut u8, stride: isize, n: usize) {
+    for i in 0..n {
+        // SAFETY: per the function contract.
+        unsafe { (dst.offset(i as isize * stride) as *mut O).write(src.add(i).read()) };
+    }
+}
+
 fn loader<C: Element>(stored: DType) -> LoadFn<C> {
+    if stored == C::DTYPE {
+        return load_same::<C>;
+    }
     if C::DTYPE == DType::F32 {
         let f: Option<LoadFn<f32>> = match stored {
             DType::F16 => Some(half_blocks::load_f16),
@@ -67,6 +96,9 @@ fn loader<C: Element>(stored: DType) -> LoadFn<C> {
 }
 
 fn storer<O: Element>(stored: DType) -> StoreFn<O> {
+    if stored == O::DTYPE {
+        return store_same::<O>;
+    }
     if O::DTYPE == DType::F32 {
         let f: Option<StoreFn<f32>> = match stored {
             DType::F16 => Some(half_blocks::store_f16),
@@ -172,10 +204,9 @@ mod half_blocks {
         let mut done = 0;
         while done < n {
             let m = super::BLOCK.min(n - done);
-            for i in 0..m {
+            for (i, b) in bits[..m].iter_mut().enumerate() {
                 // SAFETY: the contract: element `done + i` is valid at `stride`.
-                bits[i] =
-                    unsafe { (src.offset((done + i) as isize * stride) as *const u16).read() };
+                *b = unsafe { (src.offset((done + i) as isize * stride) as *const u16).read() };
             }
             // SAFETY: `bits` holds `m` valid 2-byte elements at unit stride; `dst + done` is
             // valid for `m` writes (the contract).
@@ -202,9 +233,9 @@ mod half_blocks {
             let m = super::BLOCK.min(n - done);
             // SAFETY: `src + done` valid for `m` reads; `bits` for `m` writes at unit stride.
             unsafe { store(src.add(done), bits.as_mut_ptr() as *mut u8, 2, m) };
-            for i in 0..m {
+            for (i, &b) in bits[..m].iter().enumerate() {
                 // SAFETY: the contract: element `done + i` is valid at `stride`.
-                unsafe { (dst.offset((done + i) as isize * stride) as *mut u16).write(bits[i]) };
+                unsafe { (dst.offset((done + i) as isize * stride) as *mut u16).write(b) };
             }
             done += m;
         }
@@ -498,6 +529,7 @@ where
                 let (po, pa) = (po as *mut O<F, C>, pa as *const C);
                 if so == eo && sa == ea {
                     contiguous_unary(&f, po, pa, n);
+                    return;
                 } else if sa == 0 {
                     let v = f.call((pa.read(),));
                     for i in 0..n {
@@ -506,16 +538,10 @@ where
                             .cast::<O<F, C>>()
                             .write(v);
                     }
-                } else {
-                    for i in 0..n {
-                        let a = (pa as *const u8).offset(i as isize * sa).cast::<C>().read();
-                        (po as *mut u8)
-                            .offset(i as isize * so)
-                            .cast::<O<F, C>>()
-                            .write(f.call((a,)));
-                    }
+                    return;
                 }
-                return;
+                // Strided: through the block buffers below, so that the functor runs over
+                // contiguous blocks (vectorized) whatever the layout.
             }
             let mut a_buf = [C::ZERO; BLOCK];
             let mut o_buf = [<O<F, C>>::ZERO; BLOCK];
@@ -575,16 +601,8 @@ where
                         return;
                     }
                 }
-                for i in 0..n {
-                    let i = i as isize;
-                    let a = (pa as *const u8).offset(i * sa).cast::<A>().read();
-                    let b = (pb as *const u8).offset(i * sb).cast::<B>().read();
-                    (po as *mut u8)
-                        .offset(i * so)
-                        .cast::<O<F, A, B>>()
-                        .write(f.call((a, b)));
-                }
-                return;
+                // Strided: through the block buffers below (gathered, computed contiguously,
+                // scattered), so that the functor vectorizes whatever the layout.
             }
             let mut a_buf = [A::ZERO; BLOCK];
             let mut b_buf = [B::ZERO; BLOCK];
