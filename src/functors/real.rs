@@ -158,6 +158,17 @@ std_or_libm! {
     round_even_f64: f64 => round_ties_even, libm::roundeven;
 }
 
+/// `copysign` as bit operations (libm's is a call per element; this vectorizes), the same
+/// bits: the magnitude of `x`, the sign bit of `s` (NaNs included).
+#[inline(always)]
+fn copysign_f32(x: f32, s: f32) -> f32 {
+    f32::from_bits((x.to_bits() & !(1 << 31)) | (s.to_bits() & (1 << 31)))
+}
+#[inline(always)]
+fn copysign_f64(x: f64, s: f64) -> f64 {
+    f64::from_bits((x.to_bits() & !(1 << 63)) | (s.to_bits() & (1 << 63)))
+}
+
 real_impl!(f32,
     sqrt = sqrt_f32, exp = libm::expf, exp_m1 = libm::expm1f, ln = libm::logf,
     ln_1p = libm::log1pf, log2 = libm::log2f, log10 = libm::log10f, sin = libm::sinf,
@@ -167,7 +178,7 @@ real_impl!(f32,
     acosh = acosh_f32, atanh = libm::atanhf, floor = floor_f32, ceil = ceil_f32, trunc = trunc_f32,
     round_even = round_even_f32;
     fmod = fmod_f32, atan2 = libm::atan2f, pow = libm::powf, hypot = libm::hypotf,
-    copysign = libm::copysignf, next_after = libm::nextafterf
+    copysign = copysign_f32, next_after = libm::nextafterf
 );
 real_impl!(f64,
     sqrt = sqrt_f64, exp = libm::exp, exp_m1 = libm::expm1, ln = libm::log,
@@ -178,7 +189,7 @@ real_impl!(f64,
     acosh = acosh_f64, atanh = libm::atanh, floor = floor_f64, ceil = ceil_f64, trunc = trunc_f64,
     round_even = round_even_f64;
     fmod = fmod_f64, atan2 = libm::atan2, pow = libm::pow, hypot = libm::hypot,
-    copysign = libm::copysign, next_after = libm::nextafter
+    copysign = copysign_f64, next_after = libm::nextafter
 );
 
 /// `acosh`, NaN below 1: libm's branches on `|x|`, so it returns finite values (or -inf) for
