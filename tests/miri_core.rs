@@ -173,3 +173,70 @@ fn empty_views_with_far_offsets_read_nothing() {
     assert_eq!(e.contiguous().shape(), &[2, 0]);
     assert_eq!((&e + 1.0).shape(), &[2, 0]);
 }
+
+/// The f16/bf16 block path (the f32 functor over converted blocks, strided halves gathered as
+/// bits) and the strided block path of same-dtype operands, on every layout class, against the
+/// per-element values.
+#[test]
+fn half_blocks_and_strided_blocks() {
+    use weft::half::{bf16, f16};
+    let base: Vec<f32> = (0..12).map(|i| i as f32 * 0.75 - 4.0).collect();
+    let h =
+        Tensor::<f16>::from_vec(base.iter().map(|&v| f16::from_f32(v)).collect(), &[3, 4]).unwrap();
+    let views = [
+        h.clone(),
+        h.t(),
+        h.slice(1, None, None, 2),
+        h.slice(0, None, None, -1),
+        h.narrow(0, 1, 1).expand([3, 4]),
+    ];
+    for v in &views {
+        let x = v.to_vec();
+        let neg = (-v).to_vec();
+        assert!(neg.iter().zip(&x).all(|(n, x)| *n == -*x));
+        let plus = (v + 0.3).to_vec();
+        let want: Vec<f16> = x
+            .iter()
+            .map(|x| f16::from_f32(x.to_f32() + f16::from_f32(0.3).to_f32()))
+            .collect();
+        assert_eq!(plus, want, "add with a scalar rounded to f16 first");
+        let times = (v * 0.3).to_vec();
+        let want: Vec<f16> = x
+            .iter()
+            .map(|x| f16::from_f32(x.to_f32() * 0.3f32))
+            .collect();
+        assert_eq!(times, want, "mul keeps the scalar at f32");
+        let other = v.slice(0, None, None, -1);
+        let m = v.maximum(&other).to_vec();
+        let ov = other.to_vec();
+        assert!(
+            m.iter()
+                .zip(x.iter().zip(&ov))
+                .all(|(m, (a, b))| *m == a.max(*b))
+        );
+        let lt = v.lt(&other).to_vec();
+        assert!(
+            lt.iter()
+                .zip(x.iter().zip(&ov))
+                .all(|(l, (a, b))| *l == (a < b))
+        );
+    }
+    let b = h.to::<bf16>().slice(1, None, None, -2);
+    let s = b.sqrt().to_vec();
+    assert!(
+        s.iter()
+            .zip(b.to_vec())
+            .all(|(s, x)| *s == bf16::from_f32(x.to_f32().sqrt())
+                || (s.is_nan() && x.to_f32() < 0.0))
+    );
+    // Strided same-dtype operands: gathered into blocks, scattered back.
+    let u = Tensor::<u64>::from_vec((0..12).map(|i| u64::MAX - i).collect(), &[3, 4]).unwrap();
+    let ut = u.t();
+    let sum = (&ut + &ut.slice(0, None, None, -1)).to_vec();
+    let (a, r) = (ut.to_vec(), ut.slice(0, None, None, -1).to_vec());
+    assert!(
+        sum.iter()
+            .zip(a.iter().zip(&r))
+            .all(|(s, (a, r))| *s == a.wrapping_add(*r))
+    );
+}
