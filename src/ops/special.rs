@@ -364,6 +364,17 @@ pub fn addcmul(
 /// Runs the conversion kernel `src -> dst dtype` over an iterator `[out, src]`.
 fn run_cast(iter: &TensorIterator) {
     let (dd, sd) = (iter.dtype(0), iter.dtype(1));
+    if sd != dd && (sd == DType::F16 || dd == DType::F16) {
+        // Every conversion from or into f16 goes through f32 (`convert_value`: halves widen
+        // to f32 exactly and are rounded from f32), so the kernels' f32 blocks give the same
+        // values, with the F16C block conversions instead of a per-element software one. (bf16
+        // converts by bit shifts that vectorize in place: no block needed.)
+        iter.for_each(
+            LoopCost::Cheap,
+            kernels::unary::<f32, f::Cast<f32>>(f::Cast::new(), dd, sd),
+        );
+        return;
+    }
     crate::with_dtype!(sd, S => crate::with_dtype!(dd, D => {
         iter.for_each(LoopCost::Cheap, kernels::unary::<S, f::Cast<D>>(f::Cast::new(), dd, sd))
     }))
