@@ -538,6 +538,17 @@ fn run_all(o: Opts) {
             "a.try_to(F64); limit = preallocated loop",
         );
         drop(keep);
+        // f32 -> f16 into a preallocated output (the f32 block path with F16C); limit: the
+        // same plain loop into f64 above (one f32 read, one wider write).
+        let mut o16 = DynTensor::zeros(DType::F16, &[SIDE, SIDE]).unwrap();
+        b.run(
+            "cast_f32_f16",
+            6.0 * N as f64,
+            &mut || o16.copy_(&a),
+            &mut cast_limit,
+            None,
+            "out.copy_(&a) into f16; limit = the f32 -> f64 loop",
+        );
     }
 
     // f16 / bf16 add, limit = the f32 slice loop add (as the issue defines it).
