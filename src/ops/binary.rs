@@ -8,7 +8,7 @@ use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
 use crate::element::{Element, convert_value};
 use crate::error::{Error, Result};
-use crate::functors::{self as f, BinaryOp, BindLhs, BindRhs, Functor, OpFlag};
+use crate::functors::{self as f, BinaryOp, BindLhs, BindRhs, Functor};
 use crate::iter::{IterConfig, LoopCost, TensorIterator};
 use crate::kernels;
 use crate::promotion::OperandKind;
@@ -263,9 +263,9 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
     match plan.path {
         BinaryPath::Functor => {}
         BinaryPath::ScalarOpmath(s32) => {
-            if runner.dtype(0) == compute && runner.dtype(1) == compute {
+            if plan::runs_on_f32_blocks(op.info(), compute, runner.dtype(0), &[runner.dtype(1)]) {
                 // The `*ScalarOpmath` functors are the f32 op with the scalar at f32, rounded
-                // once: the f32 functor over converted blocks (tests/half_blocks.rs).
+                // once: the f32 functor with the scalar bound (tests/half_blocks.rs).
                 let r = BinaryRunner {
                     exec: runner.exec,
                     scalar: Some((Side::Rhs, Scalar::Float(s32 as f64))),
@@ -365,18 +365,13 @@ fn direct(op: BinaryOp, a: Operand, b: Operand) -> Option<Result<DynTensor>> {
 /// Runs the functor of `op` in the computation dtype `compute` through `runner`: one match arm
 /// per line of the op table, each dispatching over the line's dtype set.
 fn run_op(op: BinaryOp, compute: DType, runner: &BinaryRunner, ad: DType, bd: DType) -> Result<()> {
-    // f16/bf16 ops whose functor computes in f32 and rounds once (all but `HalfOwnRounding`): running the
-    // f32 functor over blocks converted from and to half precision (F16C / vectorized bf16
-    // shifts, see `kernels`) gives the same results, much faster than per-element conversion.
-    // Only when every operand is stored in `compute`: another input dtype must round to
-    // `compute` first, another output dtype must get the rounded result.
-    // A bound scalar is rounded to `compute` first, as the half functor would see it.
-    let inputs = if runner.scalar.is_some() { 1..2 } else { 1..3 };
-    let blocks = compute.is_reduced_float()
-        && !op.has(OpFlag::HalfOwnRounding)
-        && runner.dtype(0) == op.out_dtype(compute)
-        && inputs.into_iter().all(|i| runner.dtype(i) == compute);
-    if blocks {
+    // f16/bf16 over f32 blocks (`plan::runs_on_f32_blocks`); a bound scalar is rounded to
+    // `compute` first, as the half functor would see it.
+    let inputs: &[DType] = match runner.scalar {
+        Some(_) => &[runner.dtype(1)],
+        None => &[runner.dtype(1), runner.dtype(2)],
+    };
+    if plan::runs_on_f32_blocks(op.info(), compute, runner.dtype(0), inputs) {
         let rounded = runner.scalar.map(|(side, s)| {
             let v =
                 crate::with_dtype!(compute, T => crate::element::Element::to_value(s.to::<T>()));

@@ -89,14 +89,8 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
         a,
         out,
     )?;
-    // f16/bf16: the f32 functor over blocks converted in and rounded on the way out, bit for
-    // bit the half functor (every op but `HalfOwnRounding`, tests/half_blocks.rs), when the
-    // input and the output are stored as the op computes (another output dtype must get the
-    // rounded result).
-    let blocks = compute.is_reduced_float()
-        && !op.has(OpFlag::HalfOwnRounding)
-        && iter.dtype(1) == compute
-        && iter.dtype(0) == op.out_dtype(compute);
+    let blocks =
+        super::plan::runs_on_f32_blocks(op.info(), compute, iter.dtype(0), &[iter.dtype(1)]);
     let compute = if blocks { DType::F32 } else { compute };
     // The vectorized f32 functors (`fastmath`) are cheaper per element: a smaller grain.
     let c = if compute == DType::F32 && op.has(OpFlag::VectorF32) {
