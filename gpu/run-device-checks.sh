@@ -9,7 +9,8 @@
 # (device tool: command "gpu/run-device-checks.sh", carry ["target/device-bin"], timeout ~300 s):
 #   gpu/run-device-checks.sh
 #     1. nvidia-smi (driver version, GPU);
-#     2. the GPU tests with WEFT_REQUIRE_GPU=1 (a missing driver is then a failure, not a skip),
+#     2. the GPU tests with WEFT_REQUIRE_GPU=1 (a missing driver is then a failure, not a skip;
+#        they include the device reductions against the CPU's, bit for bit),
 #        then the golden cases of ops.json through the device ops (tests/cuda_golden.rs), then
 #        the user-functor kernels of gpu/examples/user-functors (tests/user_ptx.rs);
 #     3. the bandwidth report at 2^28 elements (BANDWIDTH_LOG2 to change): device copy, then add,

@@ -19,6 +19,7 @@ pub mod dtype;
 pub mod element;
 pub mod functors;
 pub mod promotion;
+pub mod reduce;
 pub mod scalar;
 
 #[cfg(feature = "std")]
@@ -37,8 +38,6 @@ pub(crate) mod kernels;
 pub mod layout;
 #[cfg(feature = "std")]
 pub mod ops;
-#[cfg(feature = "std")]
-pub mod reduce;
 #[cfg(feature = "std")]
 pub(crate) mod small;
 #[cfg(feature = "std")]

@@ -309,5 +309,147 @@ fn op_modules_hold_exactly_their_ops_kernels() {
             assert!(uses > 1, "{op}: {f} kept but unused");
         }
     }
-    assert_eq!(all.len(), weft::device::kernel_list::KERNEL_NAMES.len());
+    // A reduction family's module: its kernels `reduce_{family}_{t}`, not another family's
+    // (`reduce_fold` is not `reduce_fold_to_f32`).
+    let reductions = weft::device::reduce_plan::reduce_kernel_names();
+    for family in ["reduce_fold", "reduce_fold_to_f32", "reduce_softmax_rows"] {
+        let mut got = entries(&op_module_ptx(&KERNELS_PTX, family));
+        let mut want: Vec<String> = reductions
+            .iter()
+            .filter(|n| {
+                n.strip_prefix(family)
+                    .and_then(|r| r.strip_prefix('_'))
+                    .is_some_and(|r| {
+                        weft::DType::ALL
+                            .iter()
+                            .any(|&d| r == weft::device::kernel_list::kernel_suffix(d))
+                    })
+            })
+            .cloned()
+            .collect();
+        got.sort();
+        want.sort();
+        assert!(!want.is_empty(), "{family}");
+        assert_eq!(got, want, "{family}");
+    }
+    assert_eq!(
+        all.len(),
+        weft::device::kernel_list::KERNEL_NAMES.len() + reductions.len()
+    );
+}
+
+/// Every bit of every value, NaN as one NaN (a GPU returns its canonical NaN).
+fn value_bits(t: &weft::DynTensor) -> Vec<(u8, u64)> {
+    use weft::Value;
+    t.contiguous()
+        .to_values()
+        .into_iter()
+        .map(|v| match v {
+            Value::F32(x) if x.is_nan() => (9, 0),
+            Value::F64(x) if x.is_nan() => (9, 0),
+            Value::F32(x) => (3, x.to_bits() as u64),
+            Value::F64(x) => (4, x.to_bits()),
+            Value::Bool(b) => (0, b as u64),
+            Value::Int(i) => (1, i as u64),
+            Value::UInt(u) => (2, u),
+        })
+        .collect()
+}
+
+/// The device reductions (`CudaTensor::try_reduce`) equal the CPU's bit for bit (NaN as NaN) on
+/// random views (permuted, stepped, reversed, offset) of every dtype, every op, long and outer
+/// reductions included: both run the same loops in the same order.
+#[test]
+fn reductions_equal_the_cpu_bit_for_bit() {
+    use weft::{DType, Dims, DynTensor, ReduceArgs, ReduceOp, with_dtype};
+    let Some(_ctx) = ctx() else { return };
+    let mut s = 0x5eed_u64;
+    let mut next = move |n: u64| {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 33) % n.max(1)
+    };
+    let mut compared = 0;
+    for case in 0..400 {
+        let op = ReduceOp::ALL[next(ReduceOp::ALL.len() as u64) as usize];
+        let dtype = DType::ALL[next(DType::COUNT as u64) as usize];
+        let shape: Vec<usize> = match next(8) {
+            0 => vec![1 + next(3) as usize, 16384 + next(40000) as usize],
+            1 => vec![17000 + next(30000) as usize, 1 + next(4) as usize],
+            2 => vec![1 + next(300) as usize, 1 + next(300) as usize],
+            _ => (0..next(5)).map(|_| next(7) as usize).collect(),
+        };
+        let nd = shape.len();
+        // A padded contiguous base, then a view: a random dim order, offsets, steps, reversal.
+        let padded: Vec<usize> = shape.iter().map(|&n| n * 2 + 1).collect();
+        let n: usize = padded.iter().product();
+        let base = with_dtype!(dtype, T => {
+            let mut v = vals::<T>(n, case);
+            if dtype.is_float() && n > 3 {
+                v[n / 3] = T::from_value(weft::Value::F64(f64::NAN));
+                v[n / 2] = T::from_value(weft::Value::F64(f64::INFINITY));
+            }
+            DynTensor::from_vec(v, &padded).unwrap()
+        });
+        let mut view = base.share();
+        for (d, &len) in shape.iter().enumerate() {
+            let step = 1 + next(2) as isize;
+            let start = next(2) as isize;
+            view = view.slice(
+                d as isize,
+                Some(start),
+                Some(start + (len as isize) * step),
+                step,
+            );
+            if next(4) == 0 {
+                view = view.slice(d as isize, None, None, -1);
+            }
+        }
+        if nd > 1 && next(2) == 0 {
+            let mut perm: Vec<isize> = (0..nd as isize).collect();
+            perm.reverse();
+            view = view.permute(&perm);
+        }
+        let dims = match next(3) {
+            0 => Dims::All,
+            _ if nd == 0 => Dims::All,
+            _ => Dims::One(next(nd as u64) as isize),
+        };
+        let dims = if op.is_elementwise() && dims == Dims::All {
+            Dims::One(-1)
+        } else {
+            dims
+        };
+        let mut args = ReduceArgs::new(dims).keepdim(next(2) == 0);
+        if op.takes_dtype() && next(4) == 0 {
+            args = args.dtype(DType::F32);
+        }
+        let dev_base = base.to_device(weft::Device::Cuda(0)).unwrap();
+        let dev_view = dev_base
+            .as_strided(view.shape(), view.strides(), view.offset())
+            .unwrap();
+        let cpu = weft::reduce::reduce(op, &view, &args);
+        let dev = dev_view.try_reduce(op, &args);
+        let what = format!(
+            "case {case}: {} of {dtype} {:?} {:?}, {args:?}",
+            op.name(),
+            view.shape(),
+            view.strides()
+        );
+        match (cpu, dev) {
+            (Ok(a), Ok(b)) => {
+                for (a, b) in a.iter().zip(&b) {
+                    let b = b.to_cpu().unwrap();
+                    assert_eq!((a.dtype(), a.shape()), (b.dtype(), b.shape()), "{what}");
+                    assert!(value_bits(a) == value_bits(&b), "{what}: values differ");
+                }
+                compared += 1;
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{what}"),
+            (a, b) => panic!("{what}: cpu {:?} device {:?}", a.map(|_| ()), b.map(|_| ())),
+        }
+    }
+    eprintln!("{compared} device reductions equal the CPU's bit for bit");
+    assert!(compared > 200);
 }

@@ -19,11 +19,15 @@ use std::mem::offset_of;
 use weft::device::KERNELS_PTX;
 use weft::device::abi::{Param, check_params, launch_params, ptx_entry_params};
 use weft::device::kernel_list::KERNEL_NAMES;
+use weft::device::layout::MAX_DIMS;
 #[allow(unused_imports)]
 use weft::device::layout::{StridedLayout, WithScalar};
+use weft::device::reduce::{ReduceDims, ReduceLaunch, ReduceParams, SoftmaxRowsLaunch};
+use weft::device::reduce_plan::reduce_kernel_names;
 use weft::functors::*;
 #[allow(unused_imports)]
 use weft::half::{bf16, f16};
+use weft::reduce::reducers::SoftmaxApply;
 
 /// One (op, type) of the list: the kernel-name stem, the functor type's name and its parameter,
 /// and the number of pointers (output + inputs).
@@ -124,15 +128,36 @@ fn every_listed_kernel_declares_what_the_host_pushes() {
         }
     }
     assert_eq!(checked, KERNEL_NAMES.len());
+    // The reduction kernels: the launch argument, then out0, out1, input, scratch (the fused
+    // softmax rows: its argument, then out, x).
+    let reductions = reduce_kernel_names();
+    for name in &reductions {
+        let declared = entries
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} is listed but not in gpu/kernels.ptx.gz"));
+        let pushed = if name.starts_with("reduce_softmax_rows_") {
+            vec![
+                Param::of::<SoftmaxRowsLaunch>(),
+                Param::of::<u64>(),
+                Param::of::<u64>(),
+            ]
+        } else {
+            let mut v = vec![Param::of::<ReduceLaunch>()];
+            v.extend([Param::of::<u64>(); 4]);
+            v
+        };
+        check_params(name, declared, &pushed).unwrap();
+    }
     assert_eq!(
         entries.len(),
-        KERNEL_NAMES.len(),
-        "the PTX has entries the list does not declare"
+        KERNEL_NAMES.len() + reductions.len(),
+        "the PTX has entries the lists do not declare"
     );
     // Every functor passed by value has its field layout checked below.
     for f in &by_value {
         let base = f
             .trim_start_matches("$crate::functors::")
+            .trim_start_matches("$crate::reduce::reducers::")
             .split('<')
             .next()
             .unwrap();
@@ -161,6 +186,7 @@ const LAYOUT_CHECKED: &[&str] = &[
     "LerpScalar",
     "Addcmul",
     "WithScalar",
+    "SoftmaxApply",
 ];
 
 /// `#[repr(C)]` layout of fields `(size, align)` in order: (offsets, size, align).
@@ -257,6 +283,36 @@ fn repr_c_layouts() {
     );
     n += check_repr_c!(MaskedFill<bool> { value: bool });
     n += check_repr_c!(WithScalar<Mul, bool> { f: Mul, rhs: bool });
+    n += check_repr_c!(SoftmaxApply { log: bool });
+    n += check_repr_c!(ReduceDims {
+        ndim: usize,
+        shape: [usize; MAX_DIMS],
+        input: [isize; MAX_DIMS],
+        output: [isize; MAX_DIMS],
+    });
+    n += check_repr_c!(ReduceParams {
+        flag: u32,
+        kind: u32,
+        mean: u32,
+        count: usize,
+        correction: f64,
+        maxima: u64,
+        nmaxima: usize,
+    });
+    n += check_repr_c!(ReduceLaunch {
+        mode: u32,
+        reduced: ReduceDims,
+        kept: ReduceDims,
+        width: usize,
+        ostep: isize,
+        nchunks: usize,
+        params: ReduceParams,
+    });
+    n += check_repr_c!(SoftmaxRowsLaunch {
+        rows: u64,
+        n: u64,
+        log: u32
+    });
     n += check_repr_c!(StridedLayout {
         l32: weft::device::layout::ElementLayout<u32>,
         l64: weft::device::layout::ElementLayout<u64>,

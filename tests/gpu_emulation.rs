@@ -982,7 +982,8 @@ static KERNELS: LazyLock<HashMap<String, EmuKernel>> = LazyLock::new(|| {
                 "floor_divide_scalar_opmath" "pow_scalar" "neg" "abs" "sign" "exp" "log1p"
                 "sigmoid" "gelu" "round" "isnan" "logical_not" "clamp" "leaky_relu" "hardtanh"
                 "where" "masked_fill" "lerp" "lerp_scalar" "addcmul" "copy"
-                "xlogy" "nextafter" "gcd" "heaviside" "signbit" "erf" "hardswish" "softsign")
+                "xlogy" "nextafter" "gcd" "heaviside" "signbit" "erf" "hardswish" "softsign"
+                "softmax_apply")
         };
         (@ $n:expr, {$($b:tt)*}, ) => {};
         (@ $n:expr, {$($b:tt)*}, $first:tt $($more:tt)*) => {
@@ -1863,4 +1864,362 @@ fn real_special_kernels_match_cpu_ops() {
         }
     }
     assert!(ran > 150, "ran {ran}, refused {refused}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Device reductions: the real planner (`weft::device::reduce_plan::reduce`, the code
+// `CudaTensor::try_reduce` runs) behind a host backend whose launches run the reduction
+// kernels' bodies (`reduce_body` of every family of `gpu_reduce_list!`) over every thread of
+// the grid CUDA would launch, and of small grids; compared bit for bit with the CPU reductions.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use weft::device::reduce::{
+    ReduceLaunch, ReduceMode, SoftmaxRowsLaunch, reduce_body, softmax_rows_body,
+};
+use weft::device::reduce_plan::{self, ReduceBackend, reduce_kernel_names};
+use weft::{Dims, ReduceArgs, ReduceOp};
+
+type ReduceFn = unsafe fn(u64, u64, &ReduceLaunch, &[*mut u8; 2], *const u8, *mut u8);
+
+/// Every reduction kernel body, by kernel name.
+static REDUCE_KERNELS: LazyLock<HashMap<String, ReduceFn>> = LazyLock::new(|| {
+    let mut m: HashMap<String, ReduceFn> = HashMap::new();
+    macro_rules! reg {
+        ($m:ident $family:ident ($R:ty) [$($tok:ident $T:ty),*]) => {$({
+            #[allow(dead_code)]
+            type T = $T;
+            $m.insert(
+                concat!("reduce_", stringify!($family), "_", stringify!($tok)).to_string(),
+                reduce_body::<$R> as ReduceFn,
+            );
+        })*};
+    }
+    weft::gpu_reduce_list!(reg!(m));
+    m
+});
+
+/// Launches per [`ReduceMode`] (coverage of the loop shapes).
+static MODES: [AtomicUsize; 5] = [const { AtomicUsize::new(0) }; 5];
+
+/// The host backend: `grid` threads per launch (0: CUDA's, 256-thread blocks covering every
+/// item).
+struct Emu {
+    grid: u64,
+}
+
+impl Emu {
+    fn threads(&self, items: u64) -> u64 {
+        if self.grid == 0 {
+            items.div_ceil(256).max(1) * 256
+        } else {
+            self.grid
+        }
+    }
+}
+
+impl ReduceBackend for Emu {
+    type Tensor = DynTensor;
+    fn share(&self, t: &DynTensor) -> DynTensor {
+        t.share()
+    }
+    fn dtype(&self, t: &DynTensor) -> DType {
+        t.dtype()
+    }
+    fn shape<'a>(&self, t: &'a DynTensor) -> &'a [usize] {
+        t.shape()
+    }
+    fn strides<'a>(&self, t: &'a DynTensor) -> &'a [isize] {
+        t.strides()
+    }
+    fn is_contiguous(&self, t: &DynTensor) -> bool {
+        t.is_contiguous()
+    }
+    fn zeros(&self, dtype: DType, shape: &[usize]) -> weft::Result<DynTensor> {
+        DynTensor::zeros(dtype, shape)
+    }
+    fn to_contiguous(&self, t: &DynTensor, dtype: DType) -> weft::Result<DynTensor> {
+        // The device's `copy` kernel: a row-major copy converted element by element.
+        let c = t.contiguous().to(dtype);
+        assert!(c.is_contiguous());
+        Ok(c)
+    }
+    fn permute(&self, t: &DynTensor, dims: &[usize]) -> weft::Result<DynTensor> {
+        let d: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
+        t.try_permute(&d)
+    }
+    fn reshape(&self, t: &DynTensor, shape: &[usize]) -> weft::Result<DynTensor> {
+        assert!(t.is_contiguous());
+        t.try_view(shape)
+    }
+    fn address(&self, t: &DynTensor) -> u64 {
+        t.data_ptr_bytes() as u64
+    }
+    fn launch_reduce(
+        &self,
+        name: &str,
+        l: &ReduceLaunch,
+        threads: u64,
+        outs: &[&DynTensor],
+        input: &DynTensor,
+        scratch: Option<&DynTensor>,
+    ) -> weft::Result<()> {
+        let f = REDUCE_KERNELS
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} is not a listed reduction kernel"));
+        MODES[l.mode as usize].fetch_add(1, Ordering::Relaxed);
+        assert!(threads as usize >= l.items().min(1), "{name}: no threads");
+        for o in outs {
+            assert!(o.is_contiguous());
+        }
+        let o = [
+            outs[0].data_ptr_bytes(),
+            outs.get(1)
+                .map_or(std::ptr::null_mut(), |t| t.data_ptr_bytes()),
+        ];
+        let sp = scratch.map_or(std::ptr::null_mut(), |t| t.data_ptr_bytes());
+        let nt = self.threads(threads);
+        for tid in 0..nt {
+            // SAFETY: the planner's launch over live host tensors (the backend contract).
+            unsafe { f(tid, nt, l, &o, input.data_ptr_bytes(), sp) };
+        }
+        Ok(())
+    }
+    fn launch_softmax_rows(
+        &self,
+        name: &str,
+        rows: u64,
+        n: u64,
+        log: bool,
+        out: &DynTensor,
+        x: &DynTensor,
+    ) -> weft::Result<()> {
+        let l = SoftmaxRowsLaunch {
+            rows,
+            n,
+            log: log as u32,
+        };
+        let nt = self.threads(rows);
+        for tid in 0..nt {
+            // SAFETY: contiguous buffers of rows * n elements of the kernel's type.
+            unsafe {
+                match name {
+                    "reduce_softmax_rows_f32" => softmax_rows_body::<f32>(
+                        tid,
+                        nt,
+                        &l,
+                        out.data_ptr_bytes(),
+                        x.data_ptr_bytes(),
+                    ),
+                    "reduce_softmax_rows_f64" => softmax_rows_body::<f64>(
+                        tid,
+                        nt,
+                        &l,
+                        out.data_ptr_bytes(),
+                        x.data_ptr_bytes(),
+                    ),
+                    _ => panic!("{name} is not a listed kernel"),
+                }
+            }
+        }
+        Ok(())
+    }
+    fn softmax_apply(
+        &self,
+        x: &DynTensor,
+        maxima: &DynTensor,
+        factors: &DynTensor,
+        log: bool,
+    ) -> weft::Result<DynTensor> {
+        // `CudaContext::launch("softmax_apply", ...)`: the strided kernel (the row values
+        // broadcast), operands at their runtime dtypes.
+        let name = format!("softmax_apply_{}", kernel_suffix(x.dtype()));
+        let k = KERNELS.get(&name).expect("softmax_apply is emulated");
+        let f = weft::reduce::reducers::SoftmaxApply { log };
+        assert_eq!(size_of_val(&f), k.fsize);
+        let shape = x.shape().to_vec();
+        let out = DynTensor::zeros(x.dtype(), &shape)?;
+        let ops = [&out, x, maxima, factors];
+        let strides: Vec<Vec<isize>> = ops
+            .iter()
+            .map(|t| {
+                (0..shape.len())
+                    .map(|d| {
+                        if t.shape()[d] == 1 {
+                            0
+                        } else {
+                            t.strides()[d] * t.dtype().size() as isize
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let refs: Vec<&[isize]> = strides.iter().map(|s| s.as_slice()).collect();
+        let dtypes: Vec<DType> = ops.iter().map(|t| t.dtype()).collect();
+        let l = StridedLayout::new(&shape, &refs, &dtypes).unwrap();
+        let ins: Vec<*const u8> = ops[1..]
+            .iter()
+            .map(|t| t.data_ptr_bytes() as *const u8)
+            .collect();
+        let nt = self.threads(out.numel() as u64);
+        for tid in 0..nt {
+            // SAFETY: the layout describes the four views.
+            unsafe {
+                (k.strided)(
+                    tid,
+                    nt,
+                    &l,
+                    (&f as *const weft::reduce::reducers::SoftmaxApply).cast(),
+                    out.data_ptr_bytes(),
+                    &ins,
+                )
+            };
+        }
+        Ok(out)
+    }
+}
+
+fn random_reduce_args(op: ReduceOp, nd: usize, rng: &mut Rng) -> ReduceArgs {
+    let dim = |rng: &mut Rng| rng.below(2 * nd.max(1) as u64) as isize - nd.max(1) as isize;
+    let dims = match rng.below(3) {
+        0 if !op.is_elementwise() => Dims::All,
+        1 if !op.is_elementwise()
+            && !matches!(
+                op,
+                ReduceOp::Argmax | ReduceOp::Argmin | ReduceOp::MaxDim | ReduceOp::MinDim
+            ) =>
+        {
+            let mut l: Vec<isize> = (0..nd as isize).filter(|_| rng.below(2) == 0).collect();
+            if l.len() > 1 && rng.below(8) == 0 {
+                l.push(l[0]); // repeated: an error on both
+            }
+            Dims::List(l)
+        }
+        _ => Dims::One(dim(rng)),
+    };
+    let mut a = ReduceArgs::new(dims).keepdim(rng.below(2) == 0);
+    if op.takes_dtype() && rng.below(3) == 0 {
+        a = a.dtype(DType::ALL[rng.below(DType::COUNT as u64) as usize]);
+    }
+    if matches!(op, ReduceOp::Var | ReduceOp::Std) {
+        a = a.correction([0.0, 1.0, 2.5, 7.0][rng.below(4) as usize]);
+    }
+    a
+}
+
+fn random_reduce_shape(rng: &mut Rng) -> Vec<usize> {
+    match rng.below(10) {
+        // Long reductions (chunked) and long outer ones.
+        0 => vec![1 + rng.below(3) as usize, 16384 + rng.below(30000) as usize],
+        1 => vec![17000 + rng.below(20000) as usize, 1 + rng.below(4) as usize],
+        2 => vec![2 + rng.below(300) as usize, 2 + rng.below(300) as usize],
+        _ => {
+            let nd = rng.below(5) as usize;
+            (0..nd)
+                .map(|_| {
+                    if rng.below(12) == 0 {
+                        0
+                    } else {
+                        1 + rng.below(7) as usize
+                    }
+                })
+                .collect()
+        }
+    }
+}
+
+/// The values' bits, every NaN as one NaN: a NaN's payload and sign are not portable (a GPU
+/// returns its canonical NaN; x86 keeps an operand's payload, and LLVM may commute the
+/// operands), so "bit for bit" means every bit of every other value and NaN where NaN.
+fn same_bits(t: &DynTensor) -> Vec<(u8, u64)> {
+    t.contiguous()
+        .to_values()
+        .into_iter()
+        .map(|v| match v {
+            Value::F32(x) if x.is_nan() => (9, 0),
+            Value::F64(x) if x.is_nan() => (9, 0),
+            Value::F32(x) => (3, x.to_bits() as u64),
+            Value::F64(x) => (4, x.to_bits()),
+            Value::Bool(b) => (0, b as u64),
+            Value::Int(i) => (1, i as u64),
+            Value::UInt(u) => (2, u),
+        })
+        .collect()
+}
+
+#[test]
+fn device_reductions_match_the_cpu_bit_for_bit() {
+    let mut rng = Rng(0x4ed0_c7e5);
+    let (mut compared, mut errors) = (0usize, 0usize);
+    for case in 0..2000 {
+        let op = ReduceOp::ALL[rng.below(ReduceOp::ALL.len() as u64) as usize];
+        let dtype = DType::ALL[rng.below(DType::COUNT as u64) as usize];
+        let shape = random_reduce_shape(&mut rng);
+        let x = random_tensor(dtype, &shape, &mut rng);
+        let args = random_reduce_args(op, shape.len(), &mut rng);
+        let emu = Emu {
+            grid: [0, 1, 7, 300][rng.below(4) as usize],
+        };
+        let what = format!(
+            "case {case}: {} of {dtype} {:?} strides {:?} offset {}, {args:?}, grid {}",
+            op.name(),
+            x.shape(),
+            x.strides(),
+            x.offset(),
+            emu.grid
+        );
+        let cpu = weft::reduce::reduce(op, &x, &args);
+        let dev = reduce_plan::reduce(&emu, op, &x, &args);
+        match (cpu, dev) {
+            (Ok(c), Ok(d)) => {
+                assert_eq!(c.len(), d.len(), "{what}");
+                for (c, d) in c.iter().zip(&d) {
+                    assert_eq!(c.dtype(), d.dtype(), "{what}");
+                    assert_eq!(c.shape(), d.shape(), "{what}");
+                    let (cv, dv) = (same_bits(c), same_bits(d));
+                    if let Some(i) = (0..cv.len()).find(|&i| cv[i] != dv[i]) {
+                        panic!(
+                            "{what}: element {i}: cpu {:?}, device {:?}",
+                            c.contiguous().to_values()[i],
+                            d.contiguous().to_values()[i]
+                        );
+                    }
+                }
+                compared += 1;
+            }
+            (Err(c), Err(d)) => {
+                assert_eq!(c.to_string(), d.to_string(), "{what}");
+                errors += 1;
+            }
+            (c, d) => panic!(
+                "{what}: cpu {:?}, device {:?}",
+                c.map(|_| ()),
+                d.map(|_| ())
+            ),
+        }
+    }
+    let modes: Vec<usize> = MODES.iter().map(|m| m.load(Ordering::Relaxed)).collect();
+    eprintln!(
+        "{compared} reductions equal bit for bit, {errors} errors equal; launches per mode {modes:?}"
+    );
+    for (m, &n) in modes.iter().enumerate() {
+        assert!(n >= 50, "mode {m} ran {n} times: {modes:?}");
+    }
+    assert!(compared >= 1000 && errors >= 100, "{compared} {errors}");
+}
+
+#[test]
+fn every_reduction_kernel_is_listed_once_with_its_state_layout() {
+    let names = reduce_kernel_names();
+    let unique: std::collections::HashSet<&String> = names.iter().collect();
+    assert_eq!(unique.len(), names.len());
+    for n in &names {
+        if n.starts_with("reduce_softmax_rows_") {
+            continue;
+        }
+        assert!(REDUCE_KERNELS.contains_key(n), "{n}");
+        let acc = reduce_plan::acc_layout(n).unwrap();
+        assert!(acc.size > 0 && acc.align <= 8, "{n}: {acc:?}");
+    }
+    assert_eq!(REDUCE_KERNELS.len() + 2, names.len());
+    assert!(ReduceMode::Empty as u32 == 4);
 }

@@ -185,7 +185,9 @@ fn ptx_declares_exactly_the_listed_kernels() {
         .map(|l| l.trim_end_matches('('))
         .collect();
     declared.sort();
+    let reductions = weft::device::reduce_plan::reduce_kernel_names();
     let mut listed: Vec<&str> = KERNEL_NAMES.to_vec();
+    listed.extend(reductions.iter().map(|s| s.as_str()));
     listed.sort();
     assert_eq!(declared, listed);
 }

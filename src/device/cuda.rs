@@ -40,6 +40,11 @@ unsafe impl<I: IndexInt> DeviceRepr for ElementLayout<I> {}
 unsafe impl<I: IndexInt> DeviceRepr for IntDivider<I> {}
 // SAFETY: #[repr(C)] of the two layouts above and a u32.
 unsafe impl DeviceRepr for StridedLayout {}
+// SAFETY: #[repr(C)] plain data (u32, usize/isize arrays, f64, u64), laid out alike on the host
+// and nvptx64 (64-bit usize on both); the reduction kernels take it by value.
+unsafe impl DeviceRepr for crate::device::reduce::ReduceLaunch {}
+// SAFETY: #[repr(C)] u64, u64, u32 (plus tail padding), alike on both targets.
+unsafe impl DeviceRepr for crate::device::reduce::SoftmaxRowsLaunch {}
 
 /// A functor value passed by value as a kernel argument: the driver copies its bytes.
 #[repr(transparent)]
@@ -527,6 +532,87 @@ impl CudaContext {
         )
     }
 
+    /// The device address of `t`'s element 0.
+    pub(crate) fn address(&self, t: &CudaTensor) -> u64 {
+        let (base, _guard) = t.buf.device_ptr(&self.inner.stream);
+        base + (t.layout.offset() * t.dtype.size()) as u64
+    }
+
+    /// Launches weft's kernel `name` (of the module of `module`'s kernels) over `threads`
+    /// threads with the plain-data first argument `first` and then the device addresses of
+    /// `tensors` (a null pointer for `None`), after checking the kernel declares exactly those
+    /// parameters. The reduction kernels' launch.
+    ///
+    /// # Safety
+    /// `first` and the tensors must be what kernel `name`'s body takes them for (their dtypes
+    /// and extents: `device::reduce_plan` builds both for the reduction kernels).
+    pub(crate) unsafe fn launch_plain<A: DeviceRepr>(
+        &self,
+        module: &str,
+        name: &str,
+        first: &[A],
+        tensors: &[Option<&CudaTensor>],
+        threads: u64,
+    ) -> Result<()> {
+        for t in tensors.iter().flatten() {
+            if !Arc::ptr_eq(&t.ctx.inner, &self.inner) {
+                return Err(Error::InvalidArgument {
+                    op: "cuda launch",
+                    reason: format!("an operand lives on another context ({})", t.ctx.device()),
+                });
+            }
+        }
+        if threads == 0 {
+            return Ok(());
+        }
+        let m = self.module(module)?;
+        let func = m
+            .module
+            .load_function(name)
+            .map_err(|e| device_error(&format!("kernel {name} (not in gpu/kernels.ptx?)"), e))?;
+        let declared = m.entries.get(name).cloned().unwrap_or_default();
+        let mut pushed: Vec<Param> = first.iter().map(|_| Param::of::<A>()).collect();
+        pushed.extend(core::iter::repeat_n(Param::of::<u64>(), tensors.len()));
+        abi::check_params(name, &declared, &pushed).map_err(|reason| Error::Device { reason })?;
+        let stream = &self.inner.stream;
+        let mut guards = Vec::with_capacity(tensors.len());
+        let mut ptrs: Vec<u64> = Vec::with_capacity(tensors.len());
+        for t in tensors {
+            match t {
+                Some(t) => {
+                    let (base, guard) = t.buf.device_ptr(stream);
+                    guards.push(guard);
+                    ptrs.push(base + (t.layout.offset() * t.dtype.size()) as u64);
+                }
+                None => ptrs.push(0),
+            }
+        }
+        let mut b = stream.launch_builder(&func);
+        for a in first {
+            b.arg(a);
+        }
+        for p in &ptrs {
+            b.arg(p);
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (
+                threads.div_ceil(BLOCK as u64).clamp(1, MAX_BLOCKS) as u32,
+                1,
+                1,
+            ),
+            block_dim: (BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: the kernel declares exactly the parameters pushed (checked above); the
+        // buffers are live (guards held until the launch is queued; cudarc frees a dropped
+        // buffer in stream order); what they hold is the caller's contract.
+        unsafe { b.launch(cfg) }
+            .map(|_| ())
+            .map_err(|e| device_error(&format!("launching {name}"), e))?;
+        drop(guards);
+        Ok(())
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn launch_from<F: Copy>(
         &self,
@@ -655,8 +741,9 @@ impl CudaContext {
 
 /// The PTX of one op's kernels: `ptx` with only the `.entry` definitions of `op` and the `.func`
 /// helpers they call, directly or through other helpers (declarations and definitions); the
-/// header, comments and global tables are kept whole. Kernel names are `{op}_{type}_{variant}`,
-/// so `op` selects the entries named `{op}_<type>_<variant>`.
+/// header, comments and global tables are kept whole. Kernel names are `{op}_{type}_{variant}`
+/// (a reduction kernel: `{op}_{type}`), so `op` selects the entries named
+/// `{op}_<type>[_<variant>]`.
 pub fn op_module_ptx(ptx: &str, op: &str) -> String {
     let keeps = |name: &str| {
         name.strip_prefix(op)
@@ -664,7 +751,10 @@ pub fn op_module_ptx(ptx: &str, op: &str) -> String {
             .is_some_and(|r| {
                 crate::dtype::DType::ALL.iter().any(|&d| {
                     r.strip_prefix(crate::device::kernel_list::kernel_suffix(d))
-                        .is_some_and(|v| v.starts_with('_') && !v[1..].contains('_'))
+                        .is_some_and(|v| {
+                            // `{op}_{type}_{variant}`, or `{op}_{type}` (the reductions).
+                            v.is_empty() || (v.starts_with('_') && !v[1..].contains('_'))
+                        })
                 })
             })
     };

@@ -123,6 +123,8 @@ macro_rules! __kernel_list_unary {
             addcmul (T, T, T) => $crate::functors::Addcmul<T>: [$($i,)* f32, f64];
             addcmul (T, T, T) => $crate::functors::Addcmul<f32>: [f16, bf16];
             copy (T) => $crate::functors::Cast<T>: [$($b,)* $($i,)* $($f),*];
+            softmax_apply (T, T, f32) => $crate::reduce::reducers::SoftmaxApply: [f16, bf16, f32];
+            softmax_apply (T, T, f64) => $crate::reduce::reducers::SoftmaxApply: [f64];
         }
     };
     // Ops with their own entry (gelu) or run as another op (square as pow_scalar): none here.
@@ -178,3 +180,63 @@ pub const KERNEL_NAMES: &[&str] = gpu_kernel_list!(crate::__gpu_kernel_names);
 pub fn kernel_name(op: &str, dtype: DType, variant: &str) -> std::string::String {
     std::format!("{op}_{}_{variant}", kernel_suffix(dtype))
 }
+
+/// The reduction kernels: one per (reducer family, input type), named
+/// `reduce_{family}_{t}`, each the body [`reduce_body`](crate::device::reduce::reduce_body)
+/// over the family's reducer (the CPU engine's own type; see `reduce::exec` for which op runs
+/// which). Expands `$m! { args... family (Reducer written with T) [t Type, ...] }` once per
+/// family; the types come from the dtype list's groups.
+///
+/// | family | reducer | ops |
+/// |---|---|---|
+/// | `fold` | `Fold<T, SumAcc, Sum>` | sum, prod, mean |
+/// | `fold_to_{o}` | `Fold<T, wider of the two float accumulators, o>` | float sum/prod/mean with a float `dtype=` |
+/// | `extreme` | `Extreme<T>` | amax, amin (and the row maxima of logsumexp/softmax) |
+/// | `arg` | `Arg<T, i64>` | argmax, argmin |
+/// | `arg_value` | `Arg<T, WithIndex<T>>` | max(dim), min(dim) |
+/// | `any_all` | `AnyAll<T, AnyAll>` | any, all |
+/// | `var` | `Variance<T>` | var, std |
+/// | `lse` | `ExpSum<T, Exp, T>` | logsumexp |
+/// | `exp_sum` | `ExpSum<T, Exp, Exp>` | the row factors of softmax, log_softmax |
+#[macro_export]
+macro_rules! gpu_reduce_list {
+    ($($m:ident)::+ ! ($($args:tt)*)) => {
+        $crate::__dtype_list! { all; $crate::__reduce_list_entry; ($($m)::+) ($($args)*) (fold)
+            ($crate::reduce::reducers::Fold<T, <T as $crate::reduce::ReduceElement>::SumAcc, <T as $crate::reduce::ReduceElement>::Sum>) }
+        $crate::__dtype_list! { float; $crate::__reduce_list_entry; ($($m)::+) ($($args)*) (fold_to_f16)
+            ($crate::reduce::reducers::Fold<T, <T as $crate::reduce::FloatFoldAcc<$crate::half::f16>>::Acc, $crate::half::f16>) }
+        $crate::__dtype_list! { float; $crate::__reduce_list_entry; ($($m)::+) ($($args)*) (fold_to_bf16)
+            ($crate::reduce::reducers::Fold<T, <T as $crate::reduce::FloatFoldAcc<$crate::half::bf16>>::Acc, $crate::half::bf16>) }
+        $crate::__dtype_list! { float; $crate::__reduce_list_entry; ($($m)::+) ($($args)*) (fold_to_f32)
+            ($crate::reduce::reducers::Fold<T, <T as $crate::reduce::FloatFoldAcc<f32>>::Acc, f32>) }
+        $crate::__dtype_list! { float; $crate::__reduce_list_entry; ($($m)::+) ($($args)*) (fold_to_f64)
+            ($crate::reduce::reducers::Fold<T, <T as $crate::reduce::FloatFoldAcc<f64>>::Acc, f64>) }
+        $crate::__dtype_list! { all; $crate::__reduce_list_entry; ($($m)::+) ($($args)*) (extreme)
+            ($crate::reduce::reducers::Extreme<T>) }
+        $crate::__dtype_list! { all; $crate::__reduce_list_entry; ($($m)::+) ($($args)*) (arg)
+            ($crate::reduce::reducers::Arg<T, i64>) }
+        $crate::__dtype_list! { all; $crate::__reduce_list_entry; ($($m)::+) ($($args)*) (arg_value)
+            ($crate::reduce::reducers::Arg<T, $crate::reduce::fold::WithIndex<T>>) }
+        $crate::__dtype_list! { all; $crate::__reduce_list_entry; ($($m)::+) ($($args)*) (any_all)
+            ($crate::reduce::reducers::AnyAll<T, <T as $crate::reduce::ReduceElement>::AnyAll>) }
+        $crate::__dtype_list! { float; $crate::__reduce_list_entry; ($($m)::+) ($($args)*) (var)
+            ($crate::reduce::reducers::Variance<T>) }
+        $crate::__dtype_list! { float; $crate::__reduce_list_entry; ($($m)::+) ($($args)*) (lse)
+            ($crate::reduce::reducers::ExpSum<'static, T, <T as $crate::reduce::ReduceFloat>::Exp, T>) }
+        $crate::__dtype_list! { float; $crate::__reduce_list_entry; ($($m)::+) ($($args)*) (exp_sum)
+            ($crate::reduce::reducers::ExpSum<'static, T, <T as $crate::reduce::ReduceFloat>::Exp, <T as $crate::reduce::ReduceFloat>::Exp>) }
+    };
+}
+
+/// One family of [`gpu_reduce_list!`]: hands the callback the family's type tokens and types.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __reduce_list_entry {
+    (($($m:ident)::+) ($($args:tt)*) ($family:ident) ($($R:tt)*) [$($V:ident $tok:ident: $T:ty, $s:literal;)*]) => {
+        $($m)::+! { $($args)* $family ($($R)*) [$($tok $T),*] }
+    };
+}
+
+/// The fused softmax row kernels (`reduce_softmax_rows_{t}`, contiguous rows along the last
+/// dim): the CPU's fused path, for the types it takes.
+pub const SOFTMAX_ROW_TYPES: [DType; 2] = [DType::F32, DType::F64];

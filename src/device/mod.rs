@@ -3,6 +3,9 @@
 //! * [`layout`] (`no_std`): the layout and per-thread bodies shared by the GPU kernels and the
 //!   host emulation tests;
 //! * [`kernel_list`] (`no_std`): the one list of (op, functor, types) compiled to PTX;
+//! * [`reduce`] (`no_std`): the reduction kernels' argument and per-thread body (the CPU
+//!   engine's own loops); [`reduce_plan`] (`std`): which reduction kernels a reduction
+//!   launches, behind a [`reduce_plan::ReduceBackend`] (CUDA, or the host emulation tests);
 //! * [`abi`] (`std`): the kernel parameter lists a PTX declares, checked against what a launch
 //!   pushes;
 //! * [`user_kernels`] (`no_std`): `gpu_user_kernels!`, the kernels of your own functor crate;
@@ -13,12 +16,17 @@
 pub mod abi;
 pub mod kernel_list;
 pub mod layout;
+pub mod reduce;
+#[cfg(feature = "std")]
+pub mod reduce_plan;
 pub mod user_kernels;
 
 #[cfg(feature = "cuda")]
 pub mod cuda;
 #[cfg(feature = "cuda")]
 pub mod ops;
+#[cfg(feature = "cuda")]
+pub mod reduce_ops;
 #[cfg(feature = "cuda")]
 pub mod user;
 

@@ -220,7 +220,15 @@ pub(crate) fn build(cfg: IterConfig<'_>) -> Result<TensorIterator<'_>> {
         perm.push(d);
     }
     if !cfg.enforce_linear_iteration && nd > 1 {
-        reorder(&it.operands, shape, &st, nd, cfg.is_reduction, &mut perm);
+        let voters: SmallBuf<Voter, 8> = it
+            .operands
+            .iter()
+            .map(|o| Voter {
+                allocated: o.allocated,
+                is_output: o.is_output,
+            })
+            .collect();
+        reorder(&voters, shape, &st, nd, cfg.is_reduction, &mut perm);
     }
     let mut ishape = DimVec::<usize>::filled(nd, 0);
     let mut istr = SmallBuf::<isize, 32>::filled(nt * nd, 0);
@@ -250,35 +258,7 @@ pub(crate) fn build(cfg: IterConfig<'_>) -> Result<TensorIterator<'_>> {
     }
 
     // 10. coalesce
-    let mut prev = 0usize;
-    for d in 1..nd {
-        let (n0, n1) = (ishape[prev], ishape[d]);
-        let can = n0 == 1
-            || n1 == 1
-            || (0..nt).all(|op| n0 as isize * istr[op * nd + prev] == istr[op * nd + d]);
-        if can {
-            if n0 == 1 {
-                for op in 0..nt {
-                    istr[op * nd + prev] = istr[op * nd + d];
-                }
-            }
-            ishape[prev] *= n1;
-        } else {
-            prev += 1;
-            if prev != d {
-                for op in 0..nt {
-                    istr[op * nd + prev] = istr[op * nd + d];
-                }
-                ishape[prev] = n1;
-            }
-        }
-    }
-    let cd = if nd == 0 { 0 } else { prev + 1 };
-    ishape.truncate(cd);
-    let mut packed = SmallBuf::<isize, 32>::filled(nt * cd, 0);
-    for op in 0..nt {
-        packed[op * cd..(op + 1) * cd].copy_from_slice(&istr[op * nd..op * nd + cd]);
-    }
+    let packed = coalesce(&mut ishape, &istr, nt);
     it.shape = ishape;
     it.strides = packed;
     it.perm = perm;
@@ -463,12 +443,89 @@ fn fast_set_up(
     Ok(true)
 }
 
+/// Merges neighbouring iteration dims (fastest first) that every operand walks as one:
+/// `ishape` is shortened in place; `istr` holds byte strides operand-major
+/// (`[op * nd + d]`, `nd` the length of `ishape` on entry). Returns the strides of the merged
+/// dims, operand-major.
+pub(crate) fn coalesce(
+    ishape: &mut DimVec<usize>,
+    istr: &[isize],
+    nt: usize,
+) -> SmallBuf<isize, 32> {
+    let nd = ishape.len();
+    let mut istr = SmallBuf::<isize, 32>::from_slice(istr, 0);
+    let mut prev = 0usize;
+    for d in 1..nd {
+        let (n0, n1) = (ishape[prev], ishape[d]);
+        let can = n0 == 1
+            || n1 == 1
+            || (0..nt).all(|op| n0 as isize * istr[op * nd + prev] == istr[op * nd + d]);
+        if can {
+            if n0 == 1 {
+                for op in 0..nt {
+                    istr[op * nd + prev] = istr[op * nd + d];
+                }
+            }
+            ishape[prev] *= n1;
+        } else {
+            prev += 1;
+            if prev != d {
+                for op in 0..nt {
+                    istr[op * nd + prev] = istr[op * nd + d];
+                }
+                ishape[prev] = n1;
+            }
+        }
+    }
+    let cd = if nd == 0 { 0 } else { prev + 1 };
+    ishape.truncate(cd);
+    let mut packed = SmallBuf::<isize, 32>::filled(nt * cd, 0);
+    for op in 0..nt {
+        packed[op * cd..(op + 1) * cd].copy_from_slice(&istr[op * nd..op * nd + cd]);
+    }
+    packed
+}
+
+/// The iteration order (fastest first) the iterator takes for a unary op over an input of
+/// `shape` and `strides` whose output it allocates (`to(dtype)`, ...): only the input votes
+/// ([`reorder`]); the allocated output is dense in this order (step 9 of the build). Fast
+/// set-up (a dense input) gives the same order.
+pub(crate) fn alloc_order(shape: &[usize], strides: &[isize]) -> DimVec<usize> {
+    let nd = shape.len();
+    let mut st = SmallBuf::<isize, 32>::filled(2 * nd, 0);
+    st[nd..].copy_from_slice(strides);
+    let mut perm = DimVec::<usize>::empty(0);
+    for d in (0..nd).rev() {
+        perm.push(d);
+    }
+    if nd > 1 {
+        let voters = [
+            Voter {
+                allocated: true,
+                is_output: true,
+            },
+            Voter::default(),
+        ];
+        reorder(&voters, shape, &st, nd, false, &mut perm);
+    }
+    perm
+}
+
+/// An operand's say in the dim order.
+#[derive(Copy, Clone, Default)]
+pub(crate) struct Voter {
+    /// Allocated outputs do not vote.
+    pub(crate) allocated: bool,
+    /// In reductions, an output's reduced (stride-0) dims go first.
+    pub(crate) is_output: bool,
+}
+
 /// PyTorch's `reorder_dimensions`: an insertion sort of the dims, fastest (smallest |stride|)
 /// first. The first operand whose strides decide (non-zero, unequal) wins; equal non-zero
 /// strides prefer the smaller dim inner; allocated outputs do not vote; in reductions the
 /// outputs' reduced (stride-0) dims go first.
-fn reorder(
-    ops: &[Operand<'_>],
+pub(crate) fn reorder(
+    ops: &[Voter],
     shape: &[usize],
     st: &[isize],
     nd: usize,

@@ -45,7 +45,7 @@
 //! [`dtype`]: TensorIterator::dtype
 //! [`common_dtype`]: TensorIterator::common_dtype
 
-mod build;
+pub(crate) mod build;
 mod config;
 mod overlap;
 mod run;

@@ -17,137 +17,45 @@
 //! The only `unsafe` of the reductions is here: reading the input and writing the outputs
 //! through the iterator's pointers.
 
+use super::fold::{self, CHUNK, DimsRef, OutValue, Reducer, SUB_ROWS};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::iter::TensorIterator;
-use crate::small::DimVec;
+use crate::iter::build::{Voter, coalesce, reorder};
+use crate::small::{DimVec, SmallBuf};
 use rayon::prelude::*;
 
-/// Independent accumulators for a contiguous run.
-pub(crate) const LANES: usize = 16;
-/// Reduced elements per chunk: the unit of parallel work for long reductions and of the
-/// pairwise combination.
-/// (Small under Miri, so that its tests reach the chunked paths.)
-pub(crate) const CHUNK: usize = if cfg!(miri) { 32 } else { 16384 };
 /// Outputs per work item in the outer loop shape.
 const COLS: usize = if cfg!(miri) { 8 } else { 1024 };
-/// Rows summed into a fresh accumulator before it is combined (outer loop shape).
-const SUB_ROWS: usize = 128;
 /// Elements of work below which a reduction runs on the calling thread.
 const GRAIN: usize = if cfg!(miri) { 64 } else { 32768 };
 
-/// One reduction: how an output's state starts, takes an element, merges with another state and
-/// becomes the output value(s). `combine` must be associative for the states this produces; the
-/// engine fixes the order anyway.
-pub(crate) trait Reducer: Sync {
-    /// Whether `run`/`row` are worth an AVX2 build of their own (see [`run_slice`]).
-    const AVX2: bool = true;
-    type In: Element;
-    type Acc: Copy + Send + Sync;
-    type Out: OutValue;
-    /// The empty state of output `out` (its index in the contiguous output).
-    fn init(&self, out: usize) -> Self::Acc;
-    /// An empty state for the same output as `like` (extra lanes start from it).
-    fn fresh(&self, like: Self::Acc) -> Self::Acc;
-    /// Takes element `x`, whose index along the reduced elements is `index`.
-    fn step(&self, acc: Self::Acc, x: Self::In, index: usize) -> Self::Acc;
-    fn combine(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
-    fn finish(&self, acc: Self::Acc) -> Self::Out;
-
-    /// A contiguous run whose first element has index `index0`: [`LANES`] accumulators,
-    /// combined by a fixed tree (vectorizes for the simple reducers).
-    #[inline(always)]
-    fn run(&self, acc: Self::Acc, xs: &[Self::In], index0: usize) -> Self::Acc {
-        let mut lanes = [self.fresh(acc); LANES];
-        let mut blocks = xs.chunks_exact(LANES);
-        let mut i = index0;
-        for b in &mut blocks {
-            for k in 0..LANES {
-                lanes[k] = self.step(lanes[k], b[k], i + k);
-            }
-            i += LANES;
-        }
-        let mut tail = self.fresh(acc);
-        for (k, &x) in blocks.remainder().iter().enumerate() {
-            tail = self.step(tail, x, i + k);
-        }
-        let mut w = LANES;
-        while w > 1 {
-            w /= 2;
-            for k in 0..w {
-                lanes[k] = self.combine(lanes[k], lanes[k + w]);
-            }
-        }
-        self.combine(acc, self.combine(lanes[0], tail))
-    }
-
-    /// One row of the outer loop shape: element `j` of `row` goes to `accs[j]`.
-    #[inline(always)]
-    fn row(&self, accs: &mut [Self::Acc], row: &[Self::In], index: usize) {
-        for (a, &x) in accs.iter_mut().zip(row) {
-            *a = self.step(*a, x, index);
-        }
-    }
-}
-
-/// What one output position receives: one element, or a value and its index (`max(dim)`).
-pub(crate) trait OutValue: Copy + Send + Sync {
-    /// Writes into the outputs at element index `at`.
-    ///
-    /// # Safety
-    /// `outs[k]` must be the base of output `k`, of this value's `k`-th element type, with at
-    /// least `at + 1` elements, written by nobody else during the call.
-    unsafe fn write(self, outs: &[SendPtr], at: usize);
-}
-
-impl<T: Element> OutValue for T {
-    #[inline(always)]
-    unsafe fn write(self, outs: &[SendPtr], at: usize) {
-        // SAFETY: the caller's contract.
-        unsafe { outs[0].0.cast::<T>().add(at).write(self) }
-    }
-}
-
-/// A value and its index along the reduced dim.
+/// The output base pointers (at most two: values and indices), shared by the worker threads:
+/// the iterator's borrows make the accesses disjoint (each output element is written by one
+/// work item).
 #[derive(Copy, Clone)]
-pub(crate) struct WithIndex<T>(pub T, pub i64);
-
-impl<T: Element> OutValue for WithIndex<T> {
-    #[inline(always)]
-    unsafe fn write(self, outs: &[SendPtr], at: usize) {
-        // SAFETY: the caller's contract (output 0 holds T, output 1 holds i64).
-        unsafe {
-            outs[0].0.cast::<T>().add(at).write(self.0);
-            outs[1].0.cast::<i64>().add(at).write(self.1);
-        }
-    }
-}
-
-/// A raw pointer that may cross threads: the iterator's borrows make the accesses disjoint
-/// (each output element is written by one work item) or read-only (inputs).
-#[derive(Copy, Clone)]
-pub(crate) struct SendPtr(*mut u8);
-
-impl SendPtr {
-    /// The pointer (a method, so that closures capture the whole `Send` wrapper).
-    #[inline(always)]
-    fn get(self) -> *mut u8 {
-        self.0
-    }
-}
-// SAFETY: see the type's comment; the pointee outlives the run (the iterator holds it).
-unsafe impl Send for SendPtr {}
+pub(crate) struct OutPtrs(pub(crate) [*mut u8; 2]);
+// SAFETY: see the type's comment; the pointees outlive the run (the iterator holds them).
+unsafe impl Send for OutPtrs {}
 // SAFETY: as for Send.
-unsafe impl Sync for SendPtr {}
+unsafe impl Sync for OutPtrs {}
+
+impl OutPtrs {
+    /// The pointers (a method, so that closures capture the whole `Send` wrapper).
+    #[inline(always)]
+    fn get(&self) -> &[*mut u8; 2] {
+        &self.0
+    }
+}
 
 /// Dims of one kind, fastest first, in elements.
 #[derive(Clone)]
-struct Dims {
-    shape: DimVec<usize>,
+pub(crate) struct Dims {
+    pub(crate) shape: DimVec<usize>,
     /// Input strides.
-    input: DimVec<isize>,
+    pub(crate) input: DimVec<isize>,
     /// Output strides (kept dims only; the outputs are contiguous, so this is the index step).
-    output: DimVec<isize>,
+    pub(crate) output: DimVec<isize>,
 }
 
 impl Dims {
@@ -163,45 +71,71 @@ impl Dims {
         self.input.push(input);
         self.output.push(output);
     }
-    fn numel(&self) -> usize {
-        self.shape.iter().product()
-    }
-    /// Input and output offsets of linear position `lin` (fastest dim first).
-    fn offsets(&self, mut lin: usize) -> (isize, isize) {
-        let (mut i, mut o) = (0isize, 0isize);
-        for d in 0..self.shape.len() {
-            let n = self.shape[d];
-            let k = (lin % n) as isize;
-            lin /= n;
-            i += k * self.input[d];
-            o += k * self.output[d];
+    pub(crate) fn view(&self) -> DimsRef<'_> {
+        DimsRef {
+            shape: &self.shape,
+            input: &self.input,
+            output: &self.output,
         }
-        (i, o)
     }
 }
 
-/// The reduction geometry read from a built iterator whose outputs are contiguous keepdim
-/// tensors and whose last operand is the input.
-struct Geometry {
-    reduced: Dims,
-    kept: Dims,
-    /// The kept dim walked across in the outer loop shape (removed from `kept`).
-    vector: Option<(usize, isize)>,
+/// The geometry of a reduction: its dims split into reduced and kept ones.
+pub(crate) struct Geometry {
+    pub(crate) reduced: Dims,
+    pub(crate) kept: Dims,
+    /// The kept dim walked across in the outer loop shape (removed from `kept`): its size and
+    /// output index step.
+    pub(crate) vector: Option<(usize, isize)>,
 }
 
-fn geometry(it: &TensorIterator<'_>, in_size: usize) -> Geometry {
-    let nd = it.ndim();
-    let nout = it.noutputs();
-    let out_size = it.dtype(0).size() as isize;
-    let (out_st, in_st) = (it.strides(0), it.strides(nout));
+/// The geometry of reducing an input of `shape` and element `strides` into contiguous outputs
+/// of `keep_shape` (1 on the reduced dims): the TensorIterator's own reorder and coalesce
+/// (`iter::build`), on the output and the input, in element units (both are scale-free per
+/// operand, so they decide as the iterator's byte strides do). The CPU engine and the device
+/// planner both take their geometry from here, so they walk the elements in the same order.
+pub(crate) fn geometry_of(shape: &[usize], strides: &[isize], keep_shape: &[usize]) -> Geometry {
+    let nd = shape.len();
+    let out_strides = crate::layout::contiguous_strides(keep_shape);
+    // Operand-major strides: the output (stride 0 on its broadcast, i.e. reduced, dims), then
+    // the input.
+    let mut st = SmallBuf::<isize, 32>::filled(2 * nd, 0);
+    for d in 0..nd {
+        st[d] = if keep_shape[d] == 1 && shape[d] != 1 {
+            0
+        } else {
+            out_strides[d]
+        };
+        st[nd + d] = strides[d];
+    }
+    let mut perm = DimVec::<usize>::empty(0);
+    for d in (0..nd).rev() {
+        perm.push(d);
+    }
+    if nd > 1 {
+        let voters = [
+            Voter {
+                allocated: false,
+                is_output: true,
+            },
+            Voter::default(),
+        ];
+        reorder(&voters, shape, &st, nd, true, &mut perm);
+    }
+    let mut ishape = DimVec::<usize>::filled(nd, 0);
+    let mut istr = SmallBuf::<isize, 32>::filled(2 * nd, 0);
+    for i in 0..nd {
+        ishape[i] = shape[perm[i]];
+        for op in 0..2 {
+            istr[op * nd + i] = st[op * nd + perm[i]];
+        }
+    }
+    let packed = coalesce(&mut ishape, &istr, 2);
+    let cd = ishape.len();
     let mut reduced = Dims::new();
     let mut kept = Dims::new();
-    for d in 0..nd {
-        let (n, i, o) = (
-            it.shape()[d],
-            in_st[d] / in_size as isize,
-            out_st[d] / out_size,
-        );
+    for d in 0..cd {
+        let (n, o, i) = (ishape[d], packed[d], packed[cd + d]);
         if o == 0 {
             reduced.push(n, i, 0);
         } else {
@@ -210,7 +144,7 @@ fn geometry(it: &TensorIterator<'_>, in_size: usize) -> Geometry {
     }
     // Inner when the fastest reduced dim is contiguous; outer when a kept dim is.
     let inner = reduced.input.first() == Some(&1);
-    let vector = if inner || reduced.numel() <= 1 {
+    let vector = if inner || reduced.shape.iter().product::<usize>() <= 1 {
         None
     } else {
         kept.input.iter().position(|&s| s == 1)
@@ -231,15 +165,6 @@ fn geometry(it: &TensorIterator<'_>, in_size: usize) -> Geometry {
         kept,
         vector,
     }
-}
-
-/// Pairwise combination of `parts` (non-empty) in a fixed tree.
-fn tree<R: Reducer>(r: &R, parts: &[R::Acc]) -> R::Acc {
-    if parts.len() == 1 {
-        return parts[0];
-    }
-    let mid = parts.len().div_ceil(2);
-    r.combine(tree(r, &parts[..mid]), tree(r, &parts[mid..]))
 }
 
 /// [`Reducer::run`], compiled for AVX2 where the CPU has it, so that the reducers' lanes run
@@ -277,20 +202,20 @@ fn row_slice<R: Reducer>(r: &R, accs: &mut [R::Acc], row: &[R::In], index: usize
 /// `out[i] = f(x[i], a[i], b[i])` over slices (`a`/`b` of length 1 are broadcast), compiled
 /// for AVX2 where the CPU has it.
 #[inline(always)]
-fn zip_rows<T: Copy, F: Copy, O>(
+fn zip_rows<T: Copy, A: Copy, B: Copy, O>(
     out: &mut [O],
     x: &[T],
-    a: &[F],
-    b: &[F],
-    f: &(impl Fn(T, F, F) -> O + Sync),
+    a: &[A],
+    b: &[B],
+    f: &(impl Fn(T, A, B) -> O + Sync),
 ) {
     #[inline(always)]
-    fn body<T: Copy, F: Copy, O>(
+    fn body<T: Copy, A: Copy, B: Copy, O>(
         out: &mut [O],
         x: &[T],
-        a: &[F],
-        b: &[F],
-        f: &impl Fn(T, F, F) -> O,
+        a: &[A],
+        b: &[B],
+        f: &impl Fn(T, A, B) -> O,
     ) {
         if a.len() == 1 && b.len() == 1 {
             let (a, b) = (a[0], b[0]);
@@ -306,12 +231,12 @@ fn zip_rows<T: Copy, F: Copy, O>(
     #[cfg(target_arch = "x86_64")]
     if out.len() >= 64 && std::is_x86_feature_detected!("avx2") {
         #[target_feature(enable = "avx2")]
-        unsafe fn avx2<T: Copy, F: Copy, O>(
+        unsafe fn avx2<T: Copy, A: Copy, B: Copy, O>(
             out: &mut [O],
             x: &[T],
-            a: &[F],
-            b: &[F],
-            f: &impl Fn(T, F, F) -> O,
+            a: &[A],
+            b: &[B],
+            f: &impl Fn(T, A, B) -> O,
         ) {
             body(out, x, a, b, f)
         }
@@ -333,21 +258,21 @@ fn buffer<A>(n: usize) -> Result<Vec<A>> {
 /// Runs `r` over the iterator `it`: outputs `0..noutputs` (fresh, contiguous, keepdim shape),
 /// input last, of element type `R::In`. Every output element is written exactly once.
 pub(crate) fn run<R: Reducer>(it: &TensorIterator<'_>, r: &R) -> Result<()> {
-    let in_size = core::mem::size_of::<R::In>();
-    debug_assert_eq!(it.dtype(it.noutputs()), R::In::DTYPE);
+    let nout = it.noutputs();
+    debug_assert_eq!(it.dtype(nout), R::In::DTYPE);
     if it.numel() == 0 {
         return Ok(());
     }
-    let g = geometry(it, in_size);
-    let mut outs = DimVec::empty(SendPtr(core::ptr::null_mut()));
-    for k in 0..it.noutputs() {
-        outs.push(SendPtr(it.base[k]));
+    let x = it.tensor(nout);
+    let g = geometry_of(x.shape(), x.strides(), it.tensor(0).shape());
+    let mut outs = OutPtrs([core::ptr::null_mut(); 2]);
+    for k in 0..nout.min(2) {
+        outs.0[k] = it.base[k];
     }
-    let input = SendPtr(it.base[it.noutputs()]).0 as *const R::In;
-    let input = SendPtrConst(input);
+    let input = SendPtrConst(it.base[nout] as *const R::In);
     match g.vector {
-        None => run_inner(&g, r, input, &outs),
-        Some(v) => run_outer(&g, v, r, input, &outs),
+        None => run_inner(&g, r, input, outs),
+        Some(v) => run_outer(&g, v, r, input, outs),
     }
 }
 
@@ -366,7 +291,8 @@ unsafe impl<T> Send for SendPtrConst<T> {}
 // SAFETY: as for Send.
 unsafe impl<T> Sync for SendPtrConst<T> {}
 
-/// Folds reduced elements `range` of the output whose input offset is `base` (inner shape).
+/// Folds reduced elements `range` of the output whose input offset is `base` (inner shape),
+/// contiguous runs through the AVX2 build of [`Reducer::run`].
 fn fold_chunk<R: Reducer>(
     red: &Dims,
     r: &R,
@@ -375,53 +301,28 @@ fn fold_chunk<R: Reducer>(
     acc: R::Acc,
     range: core::ops::Range<usize>,
 ) -> R::Acc {
-    let n0 = red.shape[0];
-    let s0 = red.input[0];
-    let mut acc = acc;
-    let mut pos = range.start;
-    let (mut off, _) = red.offsets(pos);
-    let mut i0 = pos % n0;
-    while pos < range.end {
-        let len = (n0 - i0).min(range.end - pos);
-        // SAFETY: `base + off` and the `len` elements after it at stride `s0` are elements of
-        // the input view (the iterator's geometry covers exactly the view), which the iterator
-        // holds under a shared borrow: nobody writes them while this runs.
-        unsafe {
-            let p = input.get().offset(base + off);
-            if s0 == 1 {
-                acc = run_slice(r, acc, core::slice::from_raw_parts(p, len), pos);
-            } else {
-                for k in 0..len {
-                    acc = r.step(acc, p.offset(k as isize * s0).read(), pos + k);
-                }
-            }
-        }
-        pos += len;
-        if pos < range.end {
-            // Next run: recompute the offset only when a higher dim carries.
-            i0 += len;
-            if i0 == n0 {
-                i0 = 0;
-                off = red.offsets(pos).0;
-            } else {
-                off += len as isize * s0;
-            }
-        }
-    }
-    acc
+    // SAFETY: `base` is the input offset of one kept position and `range` lies within its
+    // reduced elements: the geometry covers exactly the input view, whose elements the
+    // iterator holds under a shared borrow (nobody writes them while this runs).
+    unsafe { fold::fold_chunk(red.view(), r, input.get(), base, acc, range, run_slice) }
+}
+
+/// Pairwise combination of `parts` (non-empty) in the fixed tree of [`fold::tree`].
+fn tree<R: Reducer>(r: &R, parts: &[R::Acc]) -> R::Acc {
+    fold::tree(r, parts).expect("at least one chunk")
 }
 
 fn run_inner<R: Reducer>(
     g: &Geometry,
     r: &R,
     input: SendPtrConst<R::In>,
-    outs: &[SendPtr],
+    outs: OutPtrs,
 ) -> Result<()> {
-    let total_r = g.reduced.numel();
-    let total_k = g.kept.numel();
+    let total_r = g.reduced.view().numel();
+    let total_k = g.kept.view().numel();
     let nchunks = total_r.div_ceil(CHUNK);
     let one = |o: usize| -> R::Out {
-        let (ibase, obase) = g.kept.offsets(o);
+        let (ibase, obase) = g.kept.view().offsets(o);
         let acc = r.init(obase as usize);
         let acc = if nchunks == 1 {
             fold_chunk(&g.reduced, r, input, ibase, acc, 0..total_r)
@@ -437,10 +338,10 @@ fn run_inner<R: Reducer>(
         r.finish(acc)
     };
     let write = |o: usize, v: R::Out| {
-        let (_, obase) = g.kept.offsets(o);
+        let (_, obase) = g.kept.view().offsets(o);
         // SAFETY: `obase` is the index of kept position `o` in the contiguous outputs (each
         // kept position once), exclusively borrowed by the iterator.
-        unsafe { v.write(outs, obase as usize) }
+        unsafe { v.write(outs.get(), obase as usize) }
     };
     let work = total_r.saturating_mul(total_k);
     if work < GRAIN || rayon::current_num_threads() == 1 {
@@ -449,7 +350,7 @@ fn run_inner<R: Reducer>(
         }
     } else if total_k == 1 {
         // One output: its chunks in parallel, combined in the same tree.
-        let (ibase, obase) = g.kept.offsets(0);
+        let (ibase, obase) = g.kept.view().offsets(0);
         let acc = r.init(obase as usize);
         let mut parts = buffer::<R::Acc>(nchunks)?;
         (0..nchunks)
@@ -475,16 +376,16 @@ fn run_outer<R: Reducer>(
     (width, ostep): (usize, isize),
     r: &R,
     input: SendPtrConst<R::In>,
-    outs: &[SendPtr],
+    outs: OutPtrs,
 ) -> Result<()> {
-    let red = &g.reduced;
+    let red = g.reduced.view();
     let total_r = red.numel();
     let nblocks = width.div_ceil(COLS);
-    let items = g.kept.numel() * nblocks;
+    let items = g.kept.view().numel() * nblocks;
     // One item: outputs [j0, j0 + w) of kept position `k`, every reduced element.
     let item = |it: usize| {
         let (k, b) = (it / nblocks, it % nblocks);
-        let (ibase, obase) = g.kept.offsets(k);
+        let (ibase, obase) = g.kept.view().offsets(k);
         let j0 = b * COLS;
         let w = COLS.min(width - j0);
         let mut accs: [R::Acc; COLS] = [r.init(0); COLS];
@@ -517,10 +418,10 @@ fn run_outer<R: Reducer>(
             let at = (obase + (j0 + j) as isize * ostep) as usize;
             // SAFETY: each output index belongs to exactly one item; the outputs are
             // exclusively borrowed by the iterator.
-            unsafe { r.finish(*a).write(outs, at) }
+            unsafe { r.finish(*a).write(outs.get(), at) }
         }
     };
-    let work = total_r.saturating_mul(g.kept.numel() * width);
+    let work = total_r.saturating_mul(g.kept.view().numel() * width);
     if work < GRAIN || items == 1 || rayon::current_num_threads() == 1 {
         (0..items).for_each(item);
     } else {
@@ -532,9 +433,9 @@ fn run_outer<R: Reducer>(
 /// Fills fresh contiguous `outs` with the result of reducing zero elements (`sum` of an empty
 /// dim is 0, `all` is true, ...): `finish(init(o))` for every output index `o`.
 pub(crate) fn run_empty<R: Reducer>(outs: &[crate::DynTensor], r: &R) {
-    let mut ptrs = DimVec::empty(SendPtr(core::ptr::null_mut()));
-    for o in outs {
-        ptrs.push(SendPtr(o.data_ptr_bytes()));
+    let mut ptrs = [core::ptr::null_mut(); 2];
+    for (p, o) in ptrs.iter_mut().zip(outs) {
+        *p = o.data_ptr_bytes();
     }
     let n = outs[0].numel();
     for o in 0..n {
@@ -546,14 +447,20 @@ pub(crate) fn run_empty<R: Reducer>(outs: &[crate::DynTensor], r: &R) {
 
 /// The elementwise last pass of `softmax`/`log_softmax`: output 0 = `f(x, shift, sum)` with
 /// inputs `x: T` and the two per-row values (broadcast, stride 0 along the reduced dim).
-pub(crate) fn map_rows<T: Element, F: Element, O: Element>(
+pub(crate) fn map_rows<T: Element, A: Element, B: Element, O: Element>(
     it: &TensorIterator<'_>,
-    f: impl Fn(T, F, F) -> O + Sync,
+    f: impl Fn(T, A, B) -> O + Sync,
 ) {
-    debug_assert!(it.dtype(0) == O::DTYPE && it.dtype(1) == T::DTYPE && it.dtype(2) == F::DTYPE);
-    let (ts, fs, os) = (
+    debug_assert!(
+        it.dtype(0) == O::DTYPE
+            && it.dtype(1) == T::DTYPE
+            && it.dtype(2) == A::DTYPE
+            && it.dtype(3) == B::DTYPE
+    );
+    let (ts, as_, bs, os) = (
         size_of::<T>() as isize,
-        size_of::<F>() as isize,
+        size_of::<A>() as isize,
+        size_of::<B>() as isize,
         size_of::<O>() as isize,
     );
     it.for_each(crate::iter::LoopCost::Expensive, |p, s, n| {
@@ -564,21 +471,21 @@ pub(crate) fn map_rows<T: Element, F: Element, O: Element>(
                 (
                     core::slice::from_raw_parts_mut(p[0].cast::<O>(), n),
                     core::slice::from_raw_parts(p[1].cast::<T>(), n),
-                    core::slice::from_raw_parts(p[2].cast::<F>(), 1),
-                    core::slice::from_raw_parts(p[3].cast::<F>(), 1),
+                    core::slice::from_raw_parts(p[2].cast::<A>(), 1),
+                    core::slice::from_raw_parts(p[3].cast::<B>(), 1),
                 )
             };
             zip_rows(out, x, a, b, &f);
             return;
         }
-        if s[0] == os && s[1] == ts && s[2] == fs && s[3] == fs {
+        if s[0] == os && s[1] == ts && s[2] == as_ && s[3] == bs {
             // SAFETY: as below, with unit strides for every operand.
             let (out, x, a, b) = unsafe {
                 (
                     core::slice::from_raw_parts_mut(p[0].cast::<O>(), n),
                     core::slice::from_raw_parts(p[1].cast::<T>(), n),
-                    core::slice::from_raw_parts(p[2].cast::<F>(), n),
-                    core::slice::from_raw_parts(p[3].cast::<F>(), n),
+                    core::slice::from_raw_parts(p[2].cast::<A>(), n),
+                    core::slice::from_raw_parts(p[3].cast::<B>(), n),
                 )
             };
             zip_rows(out, x, a, b, &f);
@@ -590,8 +497,8 @@ pub(crate) fn map_rows<T: Element, F: Element, O: Element>(
             // a run once.
             unsafe {
                 let x = p[1].offset(k * s[1]).cast::<T>().read();
-                let a = p[2].offset(k * s[2]).cast::<F>().read();
-                let b = p[3].offset(k * s[3]).cast::<F>().read();
+                let a = p[2].offset(k * s[2]).cast::<A>().read();
+                let b = p[3].offset(k * s[3]).cast::<B>().read();
                 p[0].offset(k * s[0]).cast::<O>().write(f(x, a, b));
             }
         }
@@ -615,7 +522,10 @@ pub(crate) fn map_contiguous_rows<T: Element, K: RowKernel<T>>(
 ) {
     debug_assert!(it.dtype(0) == T::DTYPE && it.dtype(1) == T::DTYPE && n > 0);
     let total = it.numel();
-    let (out, x) = (SendPtr(it.base[0]), SendPtrConst(it.base[1] as *const T));
+    let (out, x) = (
+        OutPtrs([it.base[0], core::ptr::null_mut()]),
+        SendPtrConst(it.base[1] as *const T),
+    );
     let row = |r: usize| {
         // SAFETY: both operands are contiguous with `total` elements of `T` starting at their
         // base (the caller builds `it` over such tensors), row `r` is elements `r*n..(r+1)*n`
@@ -624,7 +534,7 @@ pub(crate) fn map_contiguous_rows<T: Element, K: RowKernel<T>>(
         let (xs, os) = unsafe {
             (
                 core::slice::from_raw_parts(x.get().add(r * n), n),
-                core::slice::from_raw_parts_mut(out.get().cast::<T>().add(r * n), n),
+                core::slice::from_raw_parts_mut(out.get()[0].cast::<T>().add(r * n), n),
             )
         };
         #[cfg(target_arch = "x86_64")]

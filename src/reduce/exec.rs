@@ -1,24 +1,44 @@
 //! Each reduction in terms of the plan, the reducers and the engine.
 
-use super::engine::{self, Reducer, WithIndex};
+use super::engine;
+use super::fold::{Reducer, WithIndex};
 use super::plan::{self, Plan};
-use super::reducers::{AnyAll, Arg, ExpSum, Extreme, Fold, Variance};
-use super::types::{AccNum, FloatAcc, ReduceElement, ReduceFloat};
+use super::reducers::{AnyAll, Arg, ExpSum, ExpSumKind, Extreme, Fold, SoftmaxApply, Variance};
+use super::types::{FloatAcc, FloatFoldAcc, ReduceElement, ReduceFloat};
 use super::{Dims, ReduceArgs, ReduceOp};
 use crate::dtype::DType;
-use crate::element::convert_value;
 use crate::error::{Error, Result};
 use crate::iter::IterConfig;
 use crate::ops::special::to_dtype;
-use crate::{DynElement, DynTensor, Element, with_dtype};
+use crate::{DynElement, DynTensor, with_dtype};
 
 /// Runs the reduction `op` of `a` (PyTorch's semantics: see the module docs and
 /// [`ReduceArgs`]). One result tensor, or two for `max_dim`/`min_dim` (values, indices).
 pub fn reduce(op: ReduceOp, a: &DynTensor, args: &ReduceArgs) -> Result<Vec<DynTensor>> {
-    use ReduceOp::*;
     if op.is_elementwise() {
         return softmax(op, a, args).map(|t| vec![t]);
     }
+    check_args(op, args)?;
+    let p = plan::plan(op, a.shape(), &args.dims, args.keepdim)?;
+    let (read, result) = plan::dtypes(op, a.dtype(), args.dtype)?;
+    let x = to_dtype(a, read)?;
+    if flattens(op, args, x.ndim()) {
+        // The index is into the flattened (row-major) tensor.
+        let flat = x.contiguous().try_reshape([-1isize])?;
+        let fp = plan::plan(op, flat.shape(), &Dims::One(0), false)?;
+        let r = reduce_planned(op, &flat, &fp, args, result)?;
+        return r
+            .into_iter()
+            .map(|t| t.try_reshape(&p.out_shape[..]))
+            .collect();
+    }
+    reduce_planned(op, &x, &p, args, result)
+}
+
+/// The checks of [`reduce`]'s arguments that do not depend on the input (shared with the
+/// device reductions).
+pub(crate) fn check_args(op: ReduceOp, args: &ReduceArgs) -> Result<()> {
+    use ReduceOp::*;
     let single_dim = matches!(op, Argmax | Argmin | MaxDim | MinDim);
     if single_dim && matches!(args.dims, Dims::List(_)) {
         return Err(Error::InvalidArgument {
@@ -32,20 +52,24 @@ pub fn reduce(op: ReduceOp, a: &DynTensor, args: &ReduceArgs) -> Result<Vec<DynT
             reason: "needs a dim (use amax/amin to reduce every dim)".into(),
         });
     }
-    let p = plan::plan(op, a.shape(), &args.dims, args.keepdim)?;
-    let (read, result) = plan::dtypes(op, a.dtype(), args.dtype)?;
-    let x = to_dtype(a, read)?;
-    if matches!(op, Argmax | Argmin) && args.dims == Dims::All && x.ndim() > 1 {
-        // The index is into the flattened (row-major) tensor.
-        let flat = x.contiguous().try_reshape([-1isize])?;
-        let fp = plan::plan(op, flat.shape(), &Dims::One(0), false)?;
-        let r = reduce_planned(op, &flat, &fp, args, result)?;
-        return r
-            .into_iter()
-            .map(|t| t.try_reshape(&p.out_shape[..]))
-            .collect();
+    Ok(())
+}
+
+/// `argmax`/`argmin` over every dim of an n-d input index the flattened (row-major) tensor:
+/// they reduce its contiguous 1-d view.
+pub(crate) fn flattens(op: ReduceOp, args: &ReduceArgs, ndim: usize) -> bool {
+    matches!(op, ReduceOp::Argmax | ReduceOp::Argmin) && args.dims == Dims::All && ndim > 1
+}
+
+/// The dim of `softmax`/`log_softmax` (exactly one).
+pub(crate) fn softmax_dim(op: ReduceOp, args: &ReduceArgs) -> Result<isize> {
+    match args.dims {
+        Dims::One(d) => Ok(d),
+        _ => Err(Error::InvalidArgument {
+            op: op.name(),
+            reason: "takes exactly one dim".into(),
+        }),
     }
-    reduce_planned(op, &x, &p, args, result)
 }
 
 /// As [`reduce`], into the given outputs (same dtype and shape as the results); nothing is
@@ -127,11 +151,7 @@ fn reduce_planned(
         // A float input into another float dtype (`sum(dtype=...)`).
         let (prod, mean) = (op == Prod, (op == Mean).then_some(n));
         return with_float!(x.dtype(), T => with_float!(result, O => {
-            if T::DTYPE == DType::F64 || O::DTYPE == DType::F64 {
-                run(op, x, p, &[result], &Fold::<T, f64, O>::new(prod, mean))
-            } else {
-                run(op, x, p, &[result], &Fold::<T, f32, O>::new(prod, mean))
-            }
+            run(op, x, p, &[result], &Fold::<T, <T as FloatFoldAcc<O>>::Acc, O>::new(prod, mean))
         }));
     }
     with_dtype!(x.dtype(), T => match op {
@@ -202,67 +222,36 @@ fn variance<T: ReduceFloat>(
     p: &Plan,
     correction: f64,
 ) -> Result<Vec<DynTensor>> {
-    let r = Variance::<T> {
-        correction,
-        sqrt: op == ReduceOp::Std,
-        _p: core::marker::PhantomData,
-    };
+    let r = Variance::<T>::new(correction, op == ReduceOp::Std);
     run(op, x, p, &[T::DTYPE], &r)
 }
 
-/// Each output's maximum, in `F` (keepdim order); zeros when there are no elements.
-fn row_max<T: ReduceFloat>(op: ReduceOp, x: &DynTensor, p: &Plan) -> Result<Vec<T::Exp>> {
+/// Each output's maximum (the `amax` result, keepdim order); zeros when there are no elements.
+fn row_max<T: ReduceFloat>(op: ReduceOp, x: &DynTensor, p: &Plan) -> Result<Vec<T>> {
     let keep = Plan {
         keep_shape: p.keep_shape.clone(),
         out_shape: p.keep_shape.clone(),
         count: p.count,
     };
     if p.count == 0 {
-        return Ok(vec![
-            <T::Exp as crate::Element>::ZERO;
-            p.keep_shape.iter().product()
-        ]);
+        return Ok(vec![T::ZERO; p.keep_shape.iter().product()]);
     }
     let m = run(op, x, &keep, &[T::DTYPE], &Extreme::<T>::new(true))?;
-    Ok(values::<T>(&m[0])?
-        .into_iter()
-        .map(convert_value::<T, T::Exp>)
-        .collect())
+    values::<T>(&m[0])
 }
 
 /// `log(sum(exp(x - m))) + m`, `m` the maximum, taken as 0 when infinite (so `[inf, 1]` gives
 /// inf and `[-inf, -inf]` gives -inf rather than NaN).
 fn logsumexp<T: ReduceFloat>(op: ReduceOp, x: &DynTensor, p: &Plan) -> Result<Vec<DynTensor>> {
-    let shifts: Vec<T::Exp> = row_max::<T>(op, x, p)?
-        .into_iter()
-        .map(|m| {
-            if m.is_finite_acc() {
-                m
-            } else {
-                <T::Exp as crate::Element>::ZERO
-            }
-        })
-        .collect();
-    let r = ExpSum::<T, T::Exp, T> {
-        shifts: &shifts,
-        log: true,
-        _p: core::marker::PhantomData,
-    };
+    let maxima = row_max::<T>(op, x, p)?;
+    let r = ExpSum::<T, T::Exp, T>::new(&maxima, ExpSumKind::Logsumexp);
     run(op, x, p, &[T::DTYPE], &r)
 }
 
 /// `softmax`/`log_softmax` along one dim: the row maximum (as it is: a row holding +inf is NaN,
 /// as in PyTorch), the sum of `exp(x - max)`, then one elementwise pass.
 fn softmax(op: ReduceOp, a: &DynTensor, args: &ReduceArgs) -> Result<DynTensor> {
-    let dim = match args.dims {
-        Dims::One(d) => d,
-        _ => {
-            return Err(Error::InvalidArgument {
-                op: op.name(),
-                reason: "takes exactly one dim".into(),
-            });
-        }
-    };
+    let dim = softmax_dim(op, args)?;
     let p = plan::plan(op, a.shape(), &Dims::One(dim), true)?;
     if a.numel() == 0 {
         // PyTorch returns the empty result without looking at the dtype.
@@ -273,43 +262,46 @@ fn softmax(op: ReduceOp, a: &DynTensor, args: &ReduceArgs) -> Result<DynTensor> 
     with_float!(read, T => softmax_typed::<T>(op, &x, &p))
 }
 
-fn softmax_typed<T: ReduceFloat>(op: ReduceOp, x: &DynTensor, p: &Plan) -> Result<DynTensor> {
-    // The common case, rows along the contiguous last dim of f32/f64: one fused row kernel.
-    let last = x.shape().last().copied().unwrap_or(1);
+/// The common case of `softmax`/`log_softmax`, rows along the contiguous last dim of f32/f64:
+/// one fused row kernel. The row length when it applies.
+pub(crate) fn fused_row_len(
+    shape: &[usize],
+    contiguous: bool,
+    p: &Plan,
+    dtype: DType,
+) -> Option<usize> {
+    let last = shape.last().copied().unwrap_or(1);
     let along_last = p.keep_shape.last() == Some(&1) && p.count == last;
-    if x.is_contiguous() && along_last && last > 0 {
+    let fused_type = matches!(dtype, DType::F32 | DType::F64);
+    (contiguous && along_last && last > 0 && fused_type).then_some(last)
+}
+
+fn softmax_typed<T: ReduceFloat>(op: ReduceOp, x: &DynTensor, p: &Plan) -> Result<DynTensor> {
+    if let Some(n) = fused_row_len(x.shape(), x.is_contiguous(), p, T::DTYPE) {
         let log = op == ReduceOp::LogSoftmax;
         match T::DTYPE {
-            DType::F32 => return softmax_rows::<f32>(op, x, last, log),
-            DType::F64 => return softmax_rows::<f64>(op, x, last, log),
+            DType::F32 => return softmax_rows::<f32>(op, x, n, log),
+            DType::F64 => return softmax_rows::<f64>(op, x, n, log),
             _ => {}
         }
     }
-    let shifts = row_max::<T>(op, x, p)?;
-    let sums = run(
+    // The row maximum, each row's factor (`1 / sum(exp(x - max))` or `log(sum(...))`), then
+    // one elementwise pass of `SoftmaxApply` over (x, max, factor).
+    let maxima = row_max::<T>(op, x, p)?;
+    let log = op == ReduceOp::LogSoftmax;
+    let kind = if log {
+        ExpSumKind::LogSoftmax
+    } else {
+        ExpSumKind::Softmax
+    };
+    let factors = run(
         op,
         x,
         p,
         &[<T::Exp as crate::Element>::DTYPE],
-        &ExpSum::<T, T::Exp, T::Exp> {
-            shifts: &shifts,
-            log: false,
-            _p: core::marker::PhantomData,
-        },
+        &ExpSum::<T, T::Exp, T::Exp>::new(&maxima, kind),
     )?;
-    // Per row: softmax multiplies by 1/sum; log_softmax subtracts max, then log(sum).
-    let sums = values::<T::Exp>(&sums[0])?;
-    let (a, b): (Vec<T::Exp>, Vec<T::Exp>) = if op == ReduceOp::LogSoftmax {
-        shifts.iter().zip(&sums).map(|(&m, &s)| (m, s.ln())).unzip()
-    } else {
-        shifts
-            .iter()
-            .zip(&sums)
-            .map(|(&m, &s)| (m, <T::Exp as Element>::ONE.div(s)))
-            .unzip()
-    };
-    let shifts = DynTensor::from_vec(a, &p.keep_shape)?;
-    let sums = [DynTensor::from_vec(b, &p.keep_shape)?];
+    let maxima = DynTensor::from_vec(maxima, &p.keep_shape)?;
     let out = DynTensor::zeros(T::DTYPE, x.shape())?;
     let it = IterConfig::new()
         .name(op.name())
@@ -318,19 +310,13 @@ fn softmax_typed<T: ReduceFloat>(op: ReduceOp, x: &DynTensor, p: &Plan) -> Resul
         .resize_outputs(false)
         .add_output(&out)
         .add_const_input(x)
-        .add_const_input(&shifts)
-        .add_const_input(&sums[0])
+        .add_const_input(&maxima)
+        .add_const_input(&factors[0])
         .build()?;
-    if op == ReduceOp::LogSoftmax {
-        engine::map_rows::<T, T::Exp, T>(&it, |v, m, ls| {
-            convert_value::<T::Exp, T>(convert_value::<T, T::Exp>(v).sub(m).sub(ls))
-        });
-    } else {
-        engine::map_rows::<T, T::Exp, T>(&it, |v, m, inv| {
-            let e = convert_value::<T, T::Exp>(v).sub(m).exp();
-            convert_value::<T::Exp, T>(e.mul(inv))
-        });
-    }
+    let f = SoftmaxApply { log };
+    engine::map_rows::<T, T, T::Exp, T>(&it, move |v, m, b| {
+        crate::functors::Functor::call(&f, (v, m, b))
+    });
     drop(it);
     Ok(out)
 }
@@ -356,7 +342,7 @@ fn softmax_rows<F: FloatAcc + super::types::Extremum + DynElement>(
     Ok(out)
 }
 
-/// One row of [`softmax_rows`].
+/// One row of [`softmax_rows`]: [`super::fold::softmax_row`].
 struct SoftmaxRow {
     log: bool,
 }
@@ -364,61 +350,6 @@ struct SoftmaxRow {
 impl<F: FloatAcc + super::types::Extremum> engine::RowKernel<F> for SoftmaxRow {
     #[inline(always)]
     fn row(&self, xs: &[F], os: &mut [F]) {
-        let log = self.log;
-        let (m, nan) = F::block_extreme(xs, true);
-        let m = if nan { m.sub(m).div(F::ZERO) } else { m }; // NaN
-        const L: usize = 16;
-        let mut l = [F::ZERO; L];
-        if log {
-            let mut c = xs.chunks_exact(L);
-            for b in &mut c {
-                for k in 0..L {
-                    l[k] = l[k].add(b[k].sub(m).exp());
-                }
-            }
-            let s = tree_sum(
-                &mut l,
-                c.remainder()
-                    .iter()
-                    .fold(F::ZERO, |a, &v| a.add(v.sub(m).exp())),
-            );
-            // (x - max) - log(sum): exact near the maximum (x - (max + log sum) is not).
-            let ls = s.ln();
-            for (o, &v) in os.iter_mut().zip(xs) {
-                *o = v.sub(m).sub(ls);
-            }
-        } else {
-            let mut c = xs.chunks_exact(L);
-            let mut oc = os.chunks_exact_mut(L);
-            for (b, o) in (&mut c).zip(&mut oc) {
-                for k in 0..L {
-                    let e = b[k].sub(m).exp();
-                    o[k] = e;
-                    l[k] = l[k].add(e);
-                }
-            }
-            let mut tail = F::ZERO;
-            for (o, &v) in oc.into_remainder().iter_mut().zip(c.remainder()) {
-                *o = v.sub(m).exp();
-                tail = tail.add(*o);
-            }
-            let inv = F::ONE.div(tree_sum(&mut l, tail));
-            for o in os.iter_mut() {
-                *o = o.mul(inv);
-            }
-        }
+        super::fold::softmax_row(xs, os, self.log)
     }
-}
-
-/// The lanes summed in a fixed tree, plus `tail`.
-#[inline(always)]
-fn tree_sum<F: FloatAcc>(l: &mut [F; 16], tail: F) -> F {
-    let mut w = 16;
-    while w > 1 {
-        w /= 2;
-        for k in 0..w {
-            l[k] = l[k].add(l[k + w]);
-        }
-    }
-    l[0].add(tail)
 }

@@ -1,13 +1,15 @@
 //! The reducers: per op, the state, how it takes an element, merges, and becomes the output.
 //! Element conversions are `convert_value` (PyTorch's casts), inlined to plain `as` casts.
+//! `no_std` and panic-free: the GPU kernels run these same state machines (`device::reduce`).
 
-use super::engine::{Reducer, WithIndex};
+use super::fold::{LANES, OutValue, Reducer, WithIndex};
 use super::types::{AccNum, Extremum, FloatAcc};
 use crate::element::{Element, convert_value};
+use crate::functors::real::Real;
 use core::marker::PhantomData;
 
 /// `sum`, `prod` and `mean`: accumulate in `A`, finish as `O` (`mean`: divided by `count`).
-pub(crate) struct Fold<T, A, O> {
+pub struct Fold<T, A, O> {
     pub(crate) prod: bool,
     /// `Some(n)` for `mean`.
     pub(crate) mean_of: Option<usize>,
@@ -66,12 +68,12 @@ impl<T: Element, A: AccNum, O: Element> Reducer for Fold<T, A, O> {
 /// [`Reducer::run`] for a plain fold `f` with identity `id`.
 #[inline(always)]
 fn lanes<T: Element, A: AccNum>(acc: A, xs: &[T], id: A, f: impl Fn(A, A) -> A) -> A {
-    const L: usize = super::engine::LANES;
+    const L: usize = LANES;
     let mut l = [id; L];
     let mut blocks = xs.chunks_exact(L);
     for b in &mut blocks {
-        for k in 0..L {
-            l[k] = f(l[k], convert_value::<T, A>(b[k]));
+        for (a, &x) in l.iter_mut().zip(b) {
+            *a = f(*a, convert_value::<T, A>(x));
         }
     }
     let mut tail = id;
@@ -81,15 +83,16 @@ fn lanes<T: Element, A: AccNum>(acc: A, xs: &[T], id: A, f: impl Fn(A, A) -> A) 
     let mut w = L;
     while w > 1 {
         w /= 2;
-        for k in 0..w {
-            l[k] = f(l[k], l[k + w]);
+        let (lo, hi) = l.split_at_mut(w);
+        for (a, &b) in lo.iter_mut().zip(hi.iter()) {
+            *a = f(*a, b);
         }
     }
     f(acc, f(l[0], tail))
 }
 
 /// `amax`/`amin`: NaN propagates.
-pub(crate) struct Extreme<T> {
+pub struct Extreme<T> {
     pub(crate) max: bool,
     pub(crate) _p: PhantomData<fn(T)>,
 }
@@ -141,7 +144,7 @@ impl<T: Extremum> Reducer for Extreme<T> {
 
 /// `argmax`/`argmin` and `max(dim)`/`min(dim)`: the first index of the extreme value, NaN
 /// counting as the extreme. The state is (value, index); `usize::MAX` is "no element yet".
-pub(crate) struct Arg<T, O> {
+pub struct Arg<T, O> {
     pub(crate) max: bool,
     pub(crate) _p: PhantomData<fn(T) -> O>,
 }
@@ -175,7 +178,7 @@ fn first_index<T: Copy>(xs: &[T], p: impl Fn(T) -> bool) -> usize {
 }
 
 /// How an [`Arg`] reduction writes its result: the index, or the value and the index.
-pub(crate) trait ArgOut<T>: super::engine::OutValue {
+pub trait ArgOut<T>: OutValue {
     fn from_pair(v: T, i: i64) -> Self;
 }
 impl<T> ArgOut<T> for i64 {
@@ -236,16 +239,17 @@ impl<T: Extremum, O: ArgOut<T>> Reducer for Arg<T, O> {
         for (b, block) in xs.chunks(1024).enumerate() {
             let (m, nan) = T::block_extreme(block, self.max);
             let base = index0 + b * 1024;
-            let cand = if nan {
-                let i = first_index(block, |x| x.is_nan_elem());
-                (block[i], base + i)
+            let i = if nan {
+                first_index(block, |x| x.is_nan_elem())
             } else {
                 if acc.1 != usize::MAX && !self.beats(m, acc.0) {
                     continue;
                 }
-                let i = first_index(block, |x| x == m);
-                (block[i], base + i)
+                first_index(block, |x| x == m)
             };
+            // (`get`: no panic path for the device build; `i` is always in the block.)
+            let Some(&v) = block.get(i) else { continue };
+            let cand = (v, base + i);
             acc = self.combine(acc, cand);
         }
         acc
@@ -253,7 +257,7 @@ impl<T: Extremum, O: ArgOut<T>> Reducer for Arg<T, O> {
 }
 
 /// `any`/`all`: nonzero (NaN included) is true.
-pub(crate) struct AnyAll<T, O> {
+pub struct AnyAll<T, O> {
     pub(crate) all: bool,
     pub(crate) _p: PhantomData<fn(T) -> O>,
 }
@@ -302,17 +306,27 @@ impl<T: Element, O: Element> Reducer for AnyAll<T, O> {
 /// second pass), strided elements a Welford update, and states merge by Chan's formula. All in
 /// f64 (PyTorch's CPU accumulation type for f32: a row holding 1e30 has a finite std).
 /// Finished as `m2 / (n - correction)`, NaN when that divisor is not positive.
-pub(crate) struct Variance<T> {
+pub struct Variance<T> {
     pub(crate) correction: f64,
     pub(crate) sqrt: bool,
     pub(crate) _p: PhantomData<fn(T)>,
+}
+
+impl<T: Element> Variance<T> {
+    pub(crate) fn new(correction: f64, sqrt: bool) -> Self {
+        Variance {
+            correction,
+            sqrt,
+            _p: PhantomData,
+        }
+    }
 }
 
 const VAR_BLOCK: usize = 4096;
 
 /// (count, mean, sum of squared deviations from the mean).
 #[derive(Copy, Clone)]
-pub(crate) struct Moments {
+pub struct Moments {
     n: f64,
     mean: f64,
     m2: f64,
@@ -368,7 +382,7 @@ impl<T: Element> Reducer for Variance<T> {
     fn finish(&self, acc: Moments) -> T {
         let div = acc.n - self.correction;
         let v = if div > 0.0 { acc.m2 / div } else { f64::NAN };
-        convert_value::<f64, T>(if self.sqrt { v.sqrt() } else { v })
+        convert_value::<f64, T>(if self.sqrt { Real::sqrt(v) } else { v })
     }
     #[inline(always)]
     fn run(&self, mut acc: Moments, xs: &[T], _: usize) -> Moments {
@@ -394,12 +408,12 @@ impl<T: Element> Reducer for Variance<T> {
 /// `sum(g(x))` over `xs` in [`super::engine::LANES`] f64 lanes, fixed combination tree.
 #[inline(always)]
 fn lanes_map<T: Element>(xs: &[T], g: impl Fn(T) -> f64) -> f64 {
-    const L: usize = super::engine::LANES;
+    const L: usize = LANES;
     let mut l = [0f64; L];
     let mut blocks = xs.chunks_exact(L);
     for b in &mut blocks {
-        for k in 0..L {
-            l[k] += g(b[k]);
+        for (a, &x) in l.iter_mut().zip(b) {
+            *a += g(x);
         }
     }
     let mut tail = 0f64;
@@ -409,19 +423,41 @@ fn lanes_map<T: Element>(xs: &[T], g: impl Fn(T) -> f64) -> f64 {
     let mut w = L;
     while w > 1 {
         w /= 2;
-        for k in 0..w {
-            l[k] += l[k + w];
+        let (lo, hi) = l.split_at_mut(w);
+        for (a, &b) in lo.iter_mut().zip(hi.iter()) {
+            *a += b;
         }
     }
     l[0] + tail
 }
 
-/// `sum(exp(x - shift))` per output, the shift read from `shifts` (each row's maximum, from a
-/// first pass). `finish` gives `log(sum) + shift` (logsumexp); softmax reads the raw sum.
-pub(crate) struct ExpSum<'m, T, F, O> {
-    pub(crate) shifts: &'m [F],
-    pub(crate) log: bool,
-    pub(crate) _p: PhantomData<fn(T) -> O>,
+/// What [`ExpSum`] finishes as: `logsumexp` (`log(sum) + shift`, an infinite maximum shifting
+/// by 0), or the per-row factor of the last pass of `softmax` (`1 / sum`) or `log_softmax`
+/// (`log(sum)`), whose shift is the maximum as it is (a row holding +inf is NaN, as in PyTorch).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+#[repr(u32)]
+pub enum ExpSumKind {
+    Logsumexp,
+    Softmax,
+    LogSoftmax,
+}
+
+/// `sum(exp(x - shift))` per output, the shift each row's maximum (from a first pass: the
+/// `amax` result, of the input's type), converted to `F`.
+pub struct ExpSum<'m, T, F, O> {
+    pub(crate) maxima: &'m [T],
+    pub(crate) kind: ExpSumKind,
+    pub(crate) _p: PhantomData<fn(T) -> (F, O)>,
+}
+
+impl<'m, T: Element, F: FloatAcc, O: Element> ExpSum<'m, T, F, O> {
+    pub(crate) fn new(maxima: &'m [T], kind: ExpSumKind) -> Self {
+        ExpSum {
+            maxima,
+            kind,
+            _p: PhantomData,
+        }
+    }
 }
 
 impl<T: Element, F: FloatAcc, O: Element> Reducer for ExpSum<'_, T, F, O> {
@@ -430,7 +466,13 @@ impl<T: Element, F: FloatAcc, O: Element> Reducer for ExpSum<'_, T, F, O> {
     type Out = O;
     #[inline(always)]
     fn init(&self, out: usize) -> (F, F) {
-        (F::ZERO, self.shifts[out])
+        let m = convert_value::<T, F>(self.maxima.get(out).copied().unwrap_or(T::ZERO));
+        let shift = if self.kind == ExpSumKind::Logsumexp && !m.is_finite_acc() {
+            F::ZERO
+        } else {
+            m
+        };
+        (F::ZERO, shift)
     }
     #[inline(always)]
     fn fresh(&self, like: (F, F)) -> (F, F) {
@@ -447,35 +489,58 @@ impl<T: Element, F: FloatAcc, O: Element> Reducer for ExpSum<'_, T, F, O> {
     /// The shift is the same for the whole run: plain lanes of `exp(x - shift)`.
     #[inline(always)]
     fn run(&self, acc: (F, F), xs: &[T], _: usize) -> (F, F) {
-        const L: usize = super::engine::LANES;
         let shift = acc.1;
-        let mut l = [F::ZERO; L];
-        let mut blocks = xs.chunks_exact(L);
+        let mut l = [F::ZERO; LANES];
+        let mut blocks = xs.chunks_exact(LANES);
         for b in &mut blocks {
-            for k in 0..L {
-                l[k] = l[k].add(convert_value::<T, F>(b[k]).sub(shift).exp());
+            for (a, &x) in l.iter_mut().zip(b) {
+                *a = a.add(convert_value::<T, F>(x).sub(shift).exp());
             }
         }
         let mut tail = F::ZERO;
         for &x in blocks.remainder() {
             tail = tail.add(convert_value::<T, F>(x).sub(shift).exp());
         }
-        let mut w = L;
+        let mut w = LANES;
         while w > 1 {
             w /= 2;
-            for k in 0..w {
-                l[k] = l[k].add(l[k + w]);
+            let (lo, hi) = l.split_at_mut(w);
+            for (a, &b) in lo.iter_mut().zip(hi.iter()) {
+                *a = a.add(b);
             }
         }
         (acc.0.add(l[0].add(tail)), shift)
     }
     #[inline(always)]
     fn finish(&self, acc: (F, F)) -> O {
-        let v = if self.log {
-            acc.0.ln().add(acc.1)
-        } else {
-            acc.0
+        let v = match self.kind {
+            ExpSumKind::Logsumexp => acc.0.ln().add(acc.1),
+            ExpSumKind::Softmax => F::ONE.div(acc.0),
+            ExpSumKind::LogSoftmax => acc.0.ln(),
         };
         convert_value::<F, O>(v)
+    }
+}
+
+/// The last, elementwise pass of `softmax`/`log_softmax` over `(x, row maximum, row factor)`
+/// (the factor from [`ExpSum`]: `1 / sum` or `log(sum)`), computed in `F` and rounded once:
+/// `exp(x - max) * factor` or `(x - max) - factor`. A functor, so the device runs it as a
+/// ternary kernel (`softmax_apply` in the kernel list).
+#[derive(Copy, Clone, Debug)]
+#[repr(C)]
+pub struct SoftmaxApply {
+    pub log: bool,
+}
+
+impl<T: Element, F: FloatAcc> crate::functors::Functor<(T, T, F)> for SoftmaxApply {
+    type Output = T;
+    #[inline(always)]
+    fn call(&self, (x, max, factor): (T, T, F)) -> T {
+        let d = convert_value::<T, F>(x).sub(convert_value::<T, F>(max));
+        convert_value::<F, T>(if self.log {
+            d.sub(factor)
+        } else {
+            d.exp().mul(factor)
+        })
     }
 }

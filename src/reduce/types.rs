@@ -2,9 +2,16 @@
 //! compile-time result types of the typed API (`Tensor<i32>::sum` is a `Tensor<i64>`).
 //! One row per dtype in [`reduce_types!`]; `DType`-level rules in `plan.rs` read the same facts.
 
-use crate::DynElement;
 use crate::element::Element;
+use crate::functors::real::Real;
 use half::{bf16, f16};
+
+// The typed API's result types are `DynTensor` elements; the `no_std` (device) build has no
+// `DynTensor`, and only needs them to be elements.
+#[cfg(feature = "std")]
+use crate::DynElement as ResultElement;
+#[cfg(not(feature = "std"))]
+use crate::element::Element as ResultElement;
 
 /// An accumulator of `sum`/`prod`/`mean`: i64 (wrapping, for bool, u8 and the signed
 /// integers), u64 (wrapping, for u16/u32/u64: NumPy's rule, PyTorch has none), f32 (for
@@ -29,7 +36,8 @@ macro_rules! int_acc {
             }
             #[inline(always)]
             fn div_count(self, n: usize) -> $t {
-                if n == 0 { 0 } else { self / n as $t }
+                // (checked: no panic path in the device build)
+                self.checked_div(n as $t).unwrap_or(0)
             }
         }
     )*};
@@ -78,7 +86,7 @@ macro_rules! float_acc {
             }
             #[inline(always)]
             fn ln(self) -> $t {
-                <$t>::ln(self)
+                <$t as Real>::ln(self)
             }
             #[inline(always)]
             fn to_f64(self) -> f64 {
@@ -93,7 +101,7 @@ macro_rules! float_acc {
     };
 }
 float_acc!(f32, exp_f32);
-float_acc!(f64, f64::exp);
+float_acc!(f64, <f64 as Real>::exp);
 
 /// `e^x` in f32 through the branch-free (vectorizable) polynomial, with the overflow and
 /// underflow ends made exact (`exp_f32` clamps its argument, so it never returns inf or 0).
@@ -107,6 +115,27 @@ fn exp_f32(x: f32) -> f32 {
     } else {
         e
     }
+}
+
+/// The accumulator of a float `sum`/`prod`/`mean` read as `Self` and written as `O` (a float
+/// `dtype=`): f64 when either is f64, else f32 (PyTorch reads the input as it is and
+/// accumulates in the wider accumulation type).
+pub trait FloatFoldAcc<O> {
+    type Acc: AccNum;
+}
+
+macro_rules! float_fold_acc {
+    ($($t:ty => [$($o:ty: $acc:ty),*];)*) => {$($(
+        impl FloatFoldAcc<$o> for $t {
+            type Acc = $acc;
+        }
+    )*)*};
+}
+float_fold_acc! {
+    f16 => [f16: f32, bf16: f32, f32: f32, f64: f64];
+    bf16 => [f16: f32, bf16: f32, f32: f32, f64: f64];
+    f32 => [f16: f32, bf16: f32, f32: f32, f64: f64];
+    f64 => [f16: f64, bf16: f64, f32: f64, f64: f64];
 }
 
 /// The order facts of `amax`/`argmax`: the identity of max and min, and NaN.
@@ -157,16 +186,16 @@ pub trait Extremum: Element {
 }
 
 /// Per element type: what its reductions produce (typed API) and accumulate in.
-pub trait ReduceElement: Extremum + DynElement {
+pub trait ReduceElement: Extremum + ResultElement {
     /// `sum`/`prod` result: i64 for bool, u8 and the signed integers, u64 for u16/u32/u64,
     /// the type itself for floats.
-    type Sum: DynElement;
+    type Sum: ResultElement;
     /// `sum`/`prod`/`mean` accumulator.
     type SumAcc: AccNum;
     /// `any`/`all` result: u8 for u8, bool otherwise.
-    type AnyAll: DynElement;
+    type AnyAll: ResultElement;
     /// `logsumexp` result: f32 (the default float dtype) for integers and bool.
-    type Lse: DynElement;
+    type Lse: ResultElement;
 }
 
 /// The float element types: `mean`, `var`, `std`, `softmax` and `log_softmax` exist on
@@ -175,7 +204,7 @@ pub trait ReduceElement: Extremum + DynElement {
 pub trait ReduceFloat: ReduceElement {
     /// The computation type of `var`/`std` (f64, PyTorch's CPU accumulation type for f32) and
     /// of `logsumexp`/`softmax` (f32 for f16/bf16/f32, f64 for f64).
-    type Exp: FloatAcc + DynElement;
+    type Exp: FloatAcc + ResultElement;
 }
 
 macro_rules! reduce_types {

@@ -40,7 +40,7 @@ fn thread() -> (u64, u64) {
 /// arithmetic, comparisons and bit ops on the other types stay inlined (the bandwidth-bound
 /// hot paths).
 const fn outline(op: &str, t: &str) -> bool {
-    const LONG_SPECIALS: &[&str] = &["pow_scalar", "lerp", "lerp_scalar"];
+    const LONG_SPECIALS: &[&str] = &["pow_scalar", "lerp", "lerp_scalar", "softmax_apply"];
     if str_eq(t, "f16") || str_eq(t, "bf16") {
         return true;
     }
@@ -187,3 +187,52 @@ macro_rules! instantiate {
 }
 
 weft::gpu_kernel_list!(instantiate);
+
+// ---------------------------------------------------------------------------------------------
+// Reductions: one kernel per (reducer family, type) of `weft::gpu_reduce_list!`, each the CPU
+// engine's own loops (`weft::device::reduce::reduce_body`) in the mode the launch names.
+
+use weft::device::reduce::{ReduceLaunch, SoftmaxRowsLaunch, reduce_body, softmax_rows_body};
+
+macro_rules! reduce_kernels {
+    ($family:ident ($R:ty) [$($tok:ident $T:ty),*]) => {$(
+        const _: () = {
+            #[allow(dead_code)]
+            type T = $T;
+            #[unsafe(export_name = concat!("reduce_", stringify!($family), "_", stringify!($tok)))]
+            pub unsafe extern "ptx-kernel" fn k(
+                l: ReduceLaunch,
+                out0: *mut u8,
+                out1: *mut u8,
+                input: *const u8,
+                scratch: *mut u8,
+            ) {
+                let (tid, nt) = thread();
+                // SAFETY: the host planner (`weft::device::reduce_plan`) builds `l` from the
+                // input view and the fresh contiguous outputs and scratch buffer it passes, of
+                // the reducer's types; each item is one thread's.
+                unsafe { reduce_body::<$R>(tid, nt, &l, &[out0, out1], input, scratch) }
+            }
+        };
+    )*};
+}
+weft::gpu_reduce_list!(reduce_kernels!());
+
+macro_rules! softmax_rows_kernels {
+    ($($name:literal $F:ty;)*) => {$(
+        const _: () = {
+            #[unsafe(export_name = $name)]
+            pub unsafe extern "ptx-kernel" fn k(l: SoftmaxRowsLaunch, out: *mut u8, x: *const u8) {
+                let (tid, nt) = thread();
+                // SAFETY: the host passes contiguous buffers of `rows * n` elements, the output
+                // fresh.
+                unsafe { softmax_rows_body::<$F>(tid, nt, &l, out, x) }
+            }
+        };
+    )*};
+}
+// The types of `weft::device::kernel_list::SOFTMAX_ROW_TYPES`.
+softmax_rows_kernels! {
+    "reduce_softmax_rows_f32" f32;
+    "reduce_softmax_rows_f64" f64;
+}

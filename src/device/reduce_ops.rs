@@ -1,0 +1,226 @@
+//! Reductions on device tensors (feature `cuda`): the `DynTensor` reduction methods' names and
+//! results, bit-identical to the CPU's. The planner (`device::reduce_plan`) decides every
+//! launch; this file is its [`ReduceBackend`] for a CUDA context, and the methods.
+
+use super::cuda::{CudaContext, CudaTensor};
+use super::reduce::{ReduceLaunch, SoftmaxRowsLaunch};
+use super::reduce_plan::{self, ReduceBackend};
+use crate::dtype::DType;
+use crate::error::{Error, OrPanic, Result};
+use crate::reduce::reducers::SoftmaxApply;
+use crate::reduce::{Dims, ReduceArgs, ReduceOp};
+
+/// The module a reduction kernel `reduce_{family}_{t}` lives in (`reduce_{family}`).
+fn module_of(name: &str) -> &str {
+    name.rsplit_once('_').map_or(name, |(m, _)| m)
+}
+
+impl ReduceBackend for CudaContext {
+    type Tensor = CudaTensor;
+    fn share(&self, t: &CudaTensor) -> CudaTensor {
+        t.clone()
+    }
+    fn dtype(&self, t: &CudaTensor) -> DType {
+        t.dtype()
+    }
+    fn shape<'a>(&self, t: &'a CudaTensor) -> &'a [usize] {
+        t.shape()
+    }
+    fn strides<'a>(&self, t: &'a CudaTensor) -> &'a [isize] {
+        t.layout().strides()
+    }
+    fn is_contiguous(&self, t: &CudaTensor) -> bool {
+        t.layout().is_contiguous()
+    }
+    fn zeros(&self, dtype: DType, shape: &[usize]) -> Result<CudaTensor> {
+        CudaContext::zeros(self, dtype, shape)
+    }
+    fn to_contiguous(&self, t: &CudaTensor, dtype: DType) -> Result<CudaTensor> {
+        t.try_to(dtype)
+    }
+    fn permute(&self, t: &CudaTensor, dims: &[usize]) -> Result<CudaTensor> {
+        t.permute(dims)
+    }
+    fn reshape(&self, t: &CudaTensor, shape: &[usize]) -> Result<CudaTensor> {
+        if !t.layout().is_contiguous() {
+            return Err(Error::InvalidArgument {
+                op: "reshape",
+                reason: "internal: a device reduction reshapes contiguous tensors only".into(),
+            });
+        }
+        let strides = crate::layout::contiguous_strides(shape);
+        t.as_strided(shape, &strides, t.layout().offset())
+    }
+    fn address(&self, t: &CudaTensor) -> u64 {
+        CudaContext::address(self, t)
+    }
+    fn launch_reduce(
+        &self,
+        name: &str,
+        l: &ReduceLaunch,
+        threads: u64,
+        outs: &[&CudaTensor],
+        input: &CudaTensor,
+        scratch: Option<&CudaTensor>,
+    ) -> Result<()> {
+        let tensors = [
+            outs.first().copied(),
+            outs.get(1).copied(),
+            Some(input),
+            scratch,
+        ];
+        // SAFETY: `reduce_plan` built `l` from `input`'s layout and the fresh contiguous
+        // outputs and scratch buffer it allocated for kernel `name`'s reducer (output dtypes,
+        // state size), and asks for at most one thread per item.
+        unsafe { self.launch_plain(module_of(name), name, &[*l], &tensors, threads) }
+    }
+    fn launch_softmax_rows(
+        &self,
+        name: &str,
+        rows: u64,
+        n: u64,
+        log: bool,
+        out: &CudaTensor,
+        x: &CudaTensor,
+    ) -> Result<()> {
+        let l = SoftmaxRowsLaunch {
+            rows,
+            n,
+            log: log as u32,
+        };
+        // SAFETY: `reduce_plan` passes a contiguous `x` and a fresh contiguous `out` of `rows * n`
+        // elements of the kernel's type.
+        unsafe { self.launch_plain(module_of(name), name, &[l], &[Some(out), Some(x)], rows) }
+    }
+    fn softmax_apply(
+        &self,
+        x: &CudaTensor,
+        maxima: &CudaTensor,
+        factors: &CudaTensor,
+        log: bool,
+    ) -> Result<CudaTensor> {
+        let (t, f) = (x.dtype(), factors.dtype());
+        self.launch(
+            "softmax_apply",
+            t,
+            SoftmaxApply { log },
+            &[t, t, t, f],
+            &[x, maxima, factors],
+            None,
+        )
+    }
+}
+
+/// `(dims, keepdim)` reductions on device tensors: `try_x` and `x`.
+macro_rules! device_dims_reductions {
+    ($($Op:ident $try:ident $name:ident;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "` over `dims` on the device (see [`ReduceOp::", stringify!($Op), "`]).")]
+        pub fn $try(&self, dims: impl Into<Dims>, keepdim: bool) -> Result<CudaTensor> {
+            self.try_reduce(ReduceOp::$Op, &ReduceArgs::new(dims).keepdim(keepdim)).map(|mut v| v.swap_remove(0))
+        }
+        #[doc = concat!("`", stringify!($name), "` over `dims` on the device; panics on error.")]
+        #[track_caller]
+        pub fn $name(&self, dims: impl Into<Dims>, keepdim: bool) -> CudaTensor {
+            self.$try(dims, keepdim).or_panic()
+        }
+    )*};
+}
+
+impl CudaTensor {
+    /// Any reduction by its [`ReduceOp`] and [`ReduceArgs`] (all results: two for
+    /// `max_dim`/`min_dim`), bit-identical to [`crate::DynTensor::try_reduce`] on the same
+    /// values.
+    pub fn try_reduce(&self, op: ReduceOp, args: &ReduceArgs) -> Result<Vec<CudaTensor>> {
+        reduce_plan::reduce(self.context(), op, self, args)
+    }
+
+    device_dims_reductions! {
+        Sum try_sum sum;
+        Prod try_prod prod;
+        Mean try_mean mean;
+        Amax try_amax amax;
+        Amin try_amin amin;
+        Any try_any any;
+        All try_all all;
+        Logsumexp try_logsumexp logsumexp;
+    }
+
+    /// `var` with `correction` on the device.
+    pub fn try_var(
+        &self,
+        dims: impl Into<Dims>,
+        correction: f64,
+        keepdim: bool,
+    ) -> Result<CudaTensor> {
+        let args = ReduceArgs::new(dims)
+            .keepdim(keepdim)
+            .correction(correction);
+        self.try_reduce(ReduceOp::Var, &args)
+            .map(|mut v| v.swap_remove(0))
+    }
+
+    /// `std` with `correction` on the device.
+    pub fn try_std(
+        &self,
+        dims: impl Into<Dims>,
+        correction: f64,
+        keepdim: bool,
+    ) -> Result<CudaTensor> {
+        let args = ReduceArgs::new(dims)
+            .keepdim(keepdim)
+            .correction(correction);
+        self.try_reduce(ReduceOp::Std, &args)
+            .map(|mut v| v.swap_remove(0))
+    }
+
+    /// `argmax` along `dim` (`None`: of the flattened tensor) on the device.
+    pub fn try_argmax(&self, dim: Option<isize>, keepdim: bool) -> Result<CudaTensor> {
+        self.try_reduce(ReduceOp::Argmax, &ReduceArgs::new(dim).keepdim(keepdim))
+            .map(|mut v| v.swap_remove(0))
+    }
+
+    /// `argmin` along `dim` (`None`: of the flattened tensor) on the device.
+    pub fn try_argmin(&self, dim: Option<isize>, keepdim: bool) -> Result<CudaTensor> {
+        self.try_reduce(ReduceOp::Argmin, &ReduceArgs::new(dim).keepdim(keepdim))
+            .map(|mut v| v.swap_remove(0))
+    }
+
+    /// `max(dim)`: values and indices, on the device.
+    pub fn try_max_dim(&self, dim: isize, keepdim: bool) -> Result<(CudaTensor, CudaTensor)> {
+        self.values_indices(ReduceOp::MaxDim, dim, keepdim)
+    }
+
+    /// `min(dim)`: values and indices, on the device.
+    pub fn try_min_dim(&self, dim: isize, keepdim: bool) -> Result<(CudaTensor, CudaTensor)> {
+        self.values_indices(ReduceOp::MinDim, dim, keepdim)
+    }
+
+    fn values_indices(
+        &self,
+        op: ReduceOp,
+        dim: isize,
+        keepdim: bool,
+    ) -> Result<(CudaTensor, CudaTensor)> {
+        let mut r = self.try_reduce(op, &ReduceArgs::new(dim).keepdim(keepdim))?;
+        let i = r.pop();
+        match (r.pop(), i) {
+            (Some(v), Some(i)) => Ok((v, i)),
+            _ => Err(Error::InvalidArgument {
+                op: op.name(),
+                reason: "internal: expected values and indices".into(),
+            }),
+        }
+    }
+
+    /// `softmax` along `dim` on the device.
+    pub fn try_softmax(&self, dim: isize) -> Result<CudaTensor> {
+        self.try_reduce(ReduceOp::Softmax, &ReduceArgs::new(dim))
+            .map(|mut v| v.swap_remove(0))
+    }
+
+    /// `log_softmax` along `dim` on the device.
+    pub fn try_log_softmax(&self, dim: isize) -> Result<CudaTensor> {
+        self.try_reduce(ReduceOp::LogSoftmax, &ReduceArgs::new(dim))
+            .map(|mut v| v.swap_remove(0))
+    }
+}
