@@ -136,13 +136,60 @@ pub(crate) fn div_floor_real<R: Real>(a: R, b: R) -> R {
     }
 }
 
-impl FloorDivide {
+impl Functor<(f32, f32)> for FloorDivide {
+    type Output = f32;
     #[inline(always)]
-    fn eval<R: Real>(&self, a: R, b: R) -> R {
+    fn call(&self, (a, b): (f32, f32)) -> f32 {
         div_floor_real(a, b)
     }
 }
-real_binary_impls!(FloorDivide);
+impl Functor<(f64, f64)> for FloorDivide {
+    type Output = f64;
+    #[inline(always)]
+    fn call(&self, (a, b): (f64, f64)) -> f64 {
+        div_floor_real(a, b)
+    }
+}
+
+/// PyTorch's `div_floor_floating` instantiated for `c10::Half`/`c10::BFloat16` (its tensor-tensor
+/// kernel): every operation, `fmod` included, is computed in f32 and rounded to the half type
+/// (`round`), as their arithmetic operators do, so the intermediates lose precision: a bf16
+/// `-5 // 0.0123` is -408, where rounding the f32 result once gives -406. (A CPU scalar
+/// divisor takes the opmath path instead: `FloorDivideScalarOpmath`, rounded once.)
+#[inline(always)]
+fn div_floor_half(a: f32, b: f32, round: impl Fn(f32) -> f32) -> f32 {
+    if b == 0.0 {
+        return round(a / b);
+    }
+    let m = round(Real::fmod(a, b));
+    let mut div = round(round(a - m) / b);
+    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+        div = round(div - 1.0);
+    }
+    if div != 0.0 {
+        let mut fl = round(Real::floor(div));
+        if round(div - fl) > 0.5 {
+            fl = round(fl + 1.0);
+        }
+        fl
+    } else {
+        Real::copysign(0.0f32, round(a / b))
+    }
+}
+
+macro_rules! floor_divide_half {
+    ($($t:ident),*) => {$(
+        impl Functor<($t, $t)> for FloorDivide {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (a, b): ($t, $t)) -> $t {
+                let round = |x: f32| $t::from_f32(x).to_f32();
+                $t::from_f32(div_floor_half(a.to_f32(), b.to_f32(), round))
+            }
+        }
+    )*};
+}
+floor_divide_half!(f16, bf16);
 int_binary_impls!(FloorDivide, int, |a, b| {
     if b == 0 {
         0

@@ -41,7 +41,7 @@ macro_rules! binary_op_table {
         Sub sub: numeric -> same, Cheap [ScalarKernel NoBoolOperand];
         Mul mul: all -> same, Cheap [ScalarKernel ScalarOpmath];
         Div div: float -> to_float, Moderate [ScalarKernel ScalarOpmath];
-        FloorDivide floor_divide: numeric -> same, Moderate [IntDivision ScalarOpmath];
+        FloorDivide floor_divide: numeric -> same, Moderate [IntDivision ScalarOpmath HalfOwnRounding];
         Remainder remainder: numeric -> same, Moderate [IntDivision];
         Fmod fmod: numeric -> same, Moderate [IntDivision];
         Pow pow: numeric -> same, Expensive [ScalarExponent];
