@@ -27,6 +27,8 @@ use rayon::prelude::*;
 
 /// Outputs per work item in the outer loop shape.
 const COLS: usize = if cfg!(miri) { 8 } else { 1024 };
+/// Spare accumulator slots that let the outer loop's strip start anywhere in a 4 KiB window.
+const SUB_PAD: usize = if cfg!(miri) { 8 } else { 1024 };
 /// Elements of work below which a reduction runs on the calling thread.
 const GRAIN: usize = if cfg!(miri) { 64 } else { 32768 };
 
@@ -392,7 +394,19 @@ fn run_outer<R: Reducer>(
         for (j, a) in accs[..w].iter_mut().enumerate() {
             *a = r.init((obase + (j0 + j) as isize * ostep) as usize);
         }
-        let mut sub: [R::Acc; COLS] = accs;
+        // `sub` is stored to on every row while the rows are loaded: keep its address about
+        // 2 KiB away from theirs modulo 4 KiB (a load whose low 12 address bits match a pending
+        // store's waits for it; rows are often a multiple of 4 KiB apart). Worth ~1.3x on
+        // `sum(dim=0)`, which otherwise depends on where the stack frame happens to fall.
+        let mut sub_buf: [R::Acc; COLS + SUB_PAD] = [r.init(0); COLS + SUB_PAD];
+        let sub = {
+            let size = size_of::<R::Acc>().max(1);
+            let row0 = input.get().wrapping_offset(ibase + j0 as isize) as usize;
+            let gap = (sub_buf.as_ptr() as usize).wrapping_sub(row0) % 4096;
+            let shift = (2048 + 4096 - gap) % 4096 / size;
+            let k = shift.min(SUB_PAD);
+            &mut sub_buf[k..k + COLS]
+        };
         let mut pos = 0;
         while pos < total_r {
             let end = (pos + SUB_ROWS).min(total_r);
