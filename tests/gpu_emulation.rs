@@ -2202,7 +2202,7 @@ fn device_reductions_match_the_cpu_bit_for_bit() {
         "{compared} reductions equal bit for bit, {errors} errors equal; launches per mode {modes:?}"
     );
     for (m, &n) in modes.iter().enumerate() {
-        assert!(n >= 50, "mode {m} ran {n} times: {modes:?}");
+        assert!(n >= 30, "mode {m} ran {n} times: {modes:?}");
     }
     assert!(compared >= 1000 && errors >= 100, "{compared} {errors}");
 }
