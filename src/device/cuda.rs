@@ -75,6 +75,19 @@ const BLOCK: u32 = 256;
 /// At most 2^31 threads per launch, so the 32-bit kernels' indices never wrap.
 const MAX_BLOCKS: u64 = (1u64 << 31) / BLOCK as u64;
 
+/// A 1-D grid of `BLOCK`-thread blocks covering `threads` (grid-stride kernels: capped).
+fn launch_config(threads: u64) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (
+            threads.div_ceil(BLOCK as u64).clamp(1, MAX_BLOCKS) as u32,
+            1,
+            1,
+        ),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
 fn device_error(what: &str, e: impl std::fmt::Display) -> Error {
     Error::Device {
         reason: format!("{what}: {e}"),
@@ -534,8 +547,30 @@ impl CudaContext {
 
     /// The device address of `t`'s element 0.
     pub(crate) fn address(&self, t: &CudaTensor) -> u64 {
-        let (base, _guard) = t.buf.device_ptr(&self.inner.stream);
-        base + (t.layout.offset() * t.dtype.size()) as u64
+        self.element_ptr(t).0
+    }
+
+    /// The device address of `t`'s element 0, and the guard that keeps the stream's use of
+    /// the buffer ordered until it is dropped.
+    fn element_ptr<'a>(&'a self, t: &'a CudaTensor) -> (u64, impl Drop + 'a) {
+        let (base, guard) = t.buf.device_ptr(&self.inner.stream);
+        (base + (t.layout.offset() * t.dtype.size()) as u64, guard)
+    }
+
+    /// Refuses operands of another context.
+    fn check_same_context<'a>(
+        &self,
+        tensors: impl IntoIterator<Item = &'a CudaTensor>,
+    ) -> Result<()> {
+        for t in tensors {
+            if !Arc::ptr_eq(&t.ctx.inner, &self.inner) {
+                return Err(Error::InvalidArgument {
+                    op: "cuda launch",
+                    reason: format!("an operand lives on another context ({})", t.ctx.device()),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Launches weft's kernel `name` (of the module of `module`'s kernels) over `threads`
@@ -554,14 +589,7 @@ impl CudaContext {
         tensors: &[Option<&CudaTensor>],
         threads: u64,
     ) -> Result<()> {
-        for t in tensors.iter().flatten() {
-            if !Arc::ptr_eq(&t.ctx.inner, &self.inner) {
-                return Err(Error::InvalidArgument {
-                    op: "cuda launch",
-                    reason: format!("an operand lives on another context ({})", t.ctx.device()),
-                });
-            }
-        }
+        self.check_same_context(tensors.iter().flatten().copied())?;
         if threads == 0 {
             return Ok(());
         }
@@ -580,9 +608,9 @@ impl CudaContext {
         for t in tensors {
             match t {
                 Some(t) => {
-                    let (base, guard) = t.buf.device_ptr(stream);
+                    let (p, guard) = self.element_ptr(t);
                     guards.push(guard);
-                    ptrs.push(base + (t.layout.offset() * t.dtype.size()) as u64);
+                    ptrs.push(p);
                 }
                 None => ptrs.push(0),
             }
@@ -594,19 +622,10 @@ impl CudaContext {
         for p in &ptrs {
             b.arg(p);
         }
-        let cfg = LaunchConfig {
-            grid_dim: (
-                threads.div_ceil(BLOCK as u64).clamp(1, MAX_BLOCKS) as u32,
-                1,
-                1,
-            ),
-            block_dim: (BLOCK, 1, 1),
-            shared_mem_bytes: 0,
-        };
         // SAFETY: the kernel declares exactly the parameters pushed (checked above); the
         // buffers are live (guards held until the launch is queued; cudarc frees a dropped
         // buffer in stream order); what they hold is the caller's contract.
-        unsafe { b.launch(cfg) }
+        unsafe { b.launch(launch_config(threads)) }
             .map(|_| ())
             .map_err(|e| device_error(&format!("launching {name}"), e))?;
         drop(guards);
@@ -625,14 +644,7 @@ impl CudaContext {
         inputs: &[&CudaTensor],
         also_broadcast: Option<&[usize]>,
     ) -> Result<CudaTensor> {
-        for t in inputs {
-            if !Arc::ptr_eq(&t.ctx.inner, &self.inner) {
-                return Err(Error::InvalidArgument {
-                    op: "cuda launch",
-                    reason: format!("an operand lives on another context ({})", t.ctx.device()),
-                });
-            }
-        }
+        self.check_same_context(inputs.iter().copied())?;
         let mut shape = broadcast_shapes(inputs)?;
         if let Some(extra) = also_broadcast {
             shape = crate::iter::broadcast_shapes("cuda launch", &shape, extra)?.to_vec();
@@ -653,9 +665,9 @@ impl CudaContext {
         let mut guards = Vec::with_capacity(operands.len());
         for t in &operands {
             strides.push(broadcast_byte_strides(t, &shape));
-            let (base, guard) = t.buf.device_ptr(stream);
+            let (p, guard) = self.element_ptr(t);
             guards.push(guard);
-            ptrs.push(base + (t.layout.offset() * t.dtype.size()) as u64);
+            ptrs.push(p);
         }
         let dtypes: Vec<DType> = operands.iter().map(|t| t.dtype).collect();
         let same_types = dtypes == types;
@@ -674,15 +686,6 @@ impl CudaContext {
 
         let farg = FunctorArg(f);
         let zst = size_of::<F>() == 0;
-        let cfg = |threads: u64| LaunchConfig {
-            grid_dim: (
-                threads.div_ceil(BLOCK as u64).clamp(1, MAX_BLOCKS) as u32,
-                1,
-                1,
-            ),
-            block_dim: (BLOCK, 1, 1),
-            shared_mem_bytes: 0,
-        };
         let kernel_dtype = kernel_t;
         let run = |variant: &str, first: FirstArg, threads: u64| -> Result<()> {
             let name = kernel_name(op, kernel_dtype, variant);
@@ -720,7 +723,7 @@ impl CudaContext {
             // a dropped buffer in stream order, after it) of the dtypes the kernel reads and
             // writes: weft's own kernels by `gpu_kernel_list!` and the plans of device/ops.rs, a
             // user kernel by the contract of `load_module` / `launch_user`.
-            unsafe { b.launch(cfg(threads)) }
+            unsafe { b.launch(launch_config(threads)) }
                 .map(|_| ())
                 .map_err(|e| device_error(&format!("launching {name}"), e))
         };

@@ -116,7 +116,7 @@ macro_rules! device_dims_reductions {
     ($($Op:ident $try:ident $name:ident;)*) => {$(
         #[doc = concat!("`", stringify!($name), "` over `dims` on the device (see [`ReduceOp::", stringify!($Op), "`]).")]
         pub fn $try(&self, dims: impl Into<Dims>, keepdim: bool) -> Result<CudaTensor> {
-            self.try_reduce(ReduceOp::$Op, &ReduceArgs::new(dims).keepdim(keepdim)).map(|mut v| v.swap_remove(0))
+            self.reduce_one(ReduceOp::$Op, ReduceArgs::new(dims).keepdim(keepdim))
         }
         #[doc = concat!("`", stringify!($name), "` over `dims` on the device; panics on error.")]
         #[track_caller]
@@ -145,6 +145,11 @@ impl CudaTensor {
         Logsumexp try_logsumexp logsumexp;
     }
 
+    /// The one result of a single-output reduction.
+    fn reduce_one(&self, op: ReduceOp, args: ReduceArgs) -> Result<CudaTensor> {
+        self.try_reduce(op, &args).map(|mut v| v.swap_remove(0))
+    }
+
     /// `var` with `correction` on the device.
     pub fn try_var(
         &self,
@@ -152,11 +157,8 @@ impl CudaTensor {
         correction: f64,
         keepdim: bool,
     ) -> Result<CudaTensor> {
-        let args = ReduceArgs::new(dims)
-            .keepdim(keepdim)
-            .correction(correction);
-        self.try_reduce(ReduceOp::Var, &args)
-            .map(|mut v| v.swap_remove(0))
+        let args = ReduceArgs::new(dims).keepdim(keepdim);
+        self.reduce_one(ReduceOp::Var, args.correction(correction))
     }
 
     /// `std` with `correction` on the device.
@@ -166,23 +168,18 @@ impl CudaTensor {
         correction: f64,
         keepdim: bool,
     ) -> Result<CudaTensor> {
-        let args = ReduceArgs::new(dims)
-            .keepdim(keepdim)
-            .correction(correction);
-        self.try_reduce(ReduceOp::Std, &args)
-            .map(|mut v| v.swap_remove(0))
+        let args = ReduceArgs::new(dims).keepdim(keepdim);
+        self.reduce_one(ReduceOp::Std, args.correction(correction))
     }
 
     /// `argmax` along `dim` (`None`: of the flattened tensor) on the device.
     pub fn try_argmax(&self, dim: Option<isize>, keepdim: bool) -> Result<CudaTensor> {
-        self.try_reduce(ReduceOp::Argmax, &ReduceArgs::new(dim).keepdim(keepdim))
-            .map(|mut v| v.swap_remove(0))
+        self.reduce_one(ReduceOp::Argmax, ReduceArgs::new(dim).keepdim(keepdim))
     }
 
     /// `argmin` along `dim` (`None`: of the flattened tensor) on the device.
     pub fn try_argmin(&self, dim: Option<isize>, keepdim: bool) -> Result<CudaTensor> {
-        self.try_reduce(ReduceOp::Argmin, &ReduceArgs::new(dim).keepdim(keepdim))
-            .map(|mut v| v.swap_remove(0))
+        self.reduce_one(ReduceOp::Argmin, ReduceArgs::new(dim).keepdim(keepdim))
     }
 
     /// `max(dim)`: values and indices, on the device.
@@ -214,13 +211,11 @@ impl CudaTensor {
 
     /// `softmax` along `dim` on the device.
     pub fn try_softmax(&self, dim: isize) -> Result<CudaTensor> {
-        self.try_reduce(ReduceOp::Softmax, &ReduceArgs::new(dim))
-            .map(|mut v| v.swap_remove(0))
+        self.reduce_one(ReduceOp::Softmax, ReduceArgs::new(dim))
     }
 
     /// `log_softmax` along `dim` on the device.
     pub fn try_log_softmax(&self, dim: isize) -> Result<CudaTensor> {
-        self.try_reduce(ReduceOp::LogSoftmax, &ReduceArgs::new(dim))
-            .map(|mut v| v.swap_remove(0))
+        self.reduce_one(ReduceOp::LogSoftmax, ReduceArgs::new(dim))
     }
 }

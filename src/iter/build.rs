@@ -215,11 +215,9 @@ pub(crate) fn build(cfg: IterConfig<'_>) -> Result<TensorIterator<'_>> {
     }
 
     // 8. reorder: perm[i] = logical dim at iteration dim i (fastest first)
-    let mut perm = DimVec::<usize>::empty(0);
-    for d in (0..nd).rev() {
-        perm.push(d);
-    }
-    if !cfg.enforce_linear_iteration && nd > 1 {
+    let perm = if cfg.enforce_linear_iteration {
+        linear_order(nd)
+    } else {
         let voters: SmallBuf<Voter, 8> = it
             .operands
             .iter()
@@ -228,8 +226,8 @@ pub(crate) fn build(cfg: IterConfig<'_>) -> Result<TensorIterator<'_>> {
                 is_output: o.is_output,
             })
             .collect();
-        reorder(&voters, shape, &st, nd, cfg.is_reduction, &mut perm);
-    }
+        iteration_order(&voters, shape, &st, cfg.is_reduction)
+    };
     let mut ishape = DimVec::<usize>::filled(nd, 0);
     let mut istr = SmallBuf::<isize, 32>::filled(nt * nd, 0);
     for i in 0..nd {
@@ -494,19 +492,38 @@ pub(crate) fn alloc_order(shape: &[usize], strides: &[isize]) -> DimVec<usize> {
     let nd = shape.len();
     let mut st = SmallBuf::<isize, 32>::filled(2 * nd, 0);
     st[nd..].copy_from_slice(strides);
+    let voters = [
+        Voter {
+            allocated: true,
+            is_output: true,
+        },
+        Voter::default(),
+    ];
+    iteration_order(&voters, shape, &st, false)
+}
+
+/// The dims in row-major order, fastest first: `perm[i]` is the logical dim at iteration dim
+/// `i`.
+fn linear_order(nd: usize) -> DimVec<usize> {
     let mut perm = DimVec::<usize>::empty(0);
     for d in (0..nd).rev() {
         perm.push(d);
     }
+    perm
+}
+
+/// The iteration order of operands with byte strides `st` (operand-major, one voter per
+/// operand): [`linear_order`] sorted by [`reorder`].
+pub(crate) fn iteration_order(
+    voters: &[Voter],
+    shape: &[usize],
+    st: &[isize],
+    is_reduction: bool,
+) -> DimVec<usize> {
+    let nd = shape.len();
+    let mut perm = linear_order(nd);
     if nd > 1 {
-        let voters = [
-            Voter {
-                allocated: true,
-                is_output: true,
-            },
-            Voter::default(),
-        ];
-        reorder(&voters, shape, &st, nd, false, &mut perm);
+        reorder(voters, shape, st, nd, is_reduction, &mut perm);
     }
     perm
 }
@@ -524,7 +541,7 @@ pub(crate) struct Voter {
 /// first. The first operand whose strides decide (non-zero, unequal) wins; equal non-zero
 /// strides prefer the smaller dim inner; allocated outputs do not vote; in reductions the
 /// outputs' reduced (stride-0) dims go first.
-pub(crate) fn reorder(
+fn reorder(
     ops: &[Voter],
     shape: &[usize],
     st: &[isize],

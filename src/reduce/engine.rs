@@ -21,7 +21,7 @@ use super::fold::{self, CHUNK, DimsRef, OutValue, Reducer, SUB_ROWS};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::iter::TensorIterator;
-use crate::iter::build::{Voter, coalesce, reorder};
+use crate::iter::build::{Voter, coalesce, iteration_order};
 use crate::small::{DimVec, SmallBuf};
 use rayon::prelude::*;
 
@@ -110,20 +110,14 @@ pub(crate) fn geometry_of(shape: &[usize], strides: &[isize], keep_shape: &[usiz
         };
         st[nd + d] = strides[d];
     }
-    let mut perm = DimVec::<usize>::empty(0);
-    for d in (0..nd).rev() {
-        perm.push(d);
-    }
-    if nd > 1 {
-        let voters = [
-            Voter {
-                allocated: false,
-                is_output: true,
-            },
-            Voter::default(),
-        ];
-        reorder(&voters, shape, &st, nd, true, &mut perm);
-    }
+    let voters = [
+        Voter {
+            allocated: false,
+            is_output: true,
+        },
+        Voter::default(),
+    ];
+    let perm = iteration_order(&voters, shape, &st, true);
     let mut ishape = DimVec::<usize>::filled(nd, 0);
     let mut istr = SmallBuf::<isize, 32>::filled(2 * nd, 0);
     for i in 0..nd {
