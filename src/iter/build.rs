@@ -17,11 +17,16 @@ fn invalid(op: &'static str, reason: &str) -> Error {
     }
 }
 
+/// Inlined (see [`general_set_up`]).
+#[inline(always)]
 pub(crate) fn build(cfg: IterConfig<'_>) -> Result<TensorIterator<'_>> {
     let name = cfg.name;
     // 1. flags
     if cfg.outputs.is_empty() && cfg.inputs.is_empty() {
         return Err(invalid(name, "the iterator has no operands"));
+    }
+    if cfg.outputs.len() + cfg.inputs.len() > u32::MAX as usize {
+        return Err(invalid(name, "more than u32::MAX operands"));
     }
     if cfg.static_dtype_misuse {
         return Err(invalid(
@@ -196,6 +201,20 @@ pub(crate) fn build(cfg: IterConfig<'_>) -> Result<TensorIterator<'_>> {
         finish(&mut it)?;
         return Ok(it);
     }
+    general_set_up(&mut it, &cfg, alloc_dtype)?;
+    Ok(it)
+}
+
+/// Steps 7-10 (strides, reorder, allocation, coalescing) and the borrows, for what the fast
+/// set-up does not take. Kept out of line: [`build`] is inlined into its callers so that the
+/// iterator is built in place (moving it cost a tenth of a tiny op), and this part is large.
+#[inline(never)]
+fn general_set_up<'a>(
+    it: &mut TensorIterator<'a>,
+    cfg: &IterConfig<'a>,
+    alloc_dtype: impl Fn() -> Result<DType>,
+) -> Result<()> {
+    let (nout, nt) = (it.noutputs, it.operands.len());
     let shape = &it.logical_shape.clone();
 
     // 7. byte strides in logical order, operand-major [op * nd + d]
@@ -260,8 +279,7 @@ pub(crate) fn build(cfg: IterConfig<'_>) -> Result<TensorIterator<'_>> {
     it.shape = ishape;
     it.strides = packed;
     it.perm = perm;
-    finish(&mut it)?;
-    Ok(it)
+    finish(it)
 }
 
 /// Base pointers, and the borrows held until the iterator is dropped: one per storage among
@@ -285,7 +303,8 @@ fn finish(it: &mut TensorIterator<'_>) -> Result<()> {
         let exclusive = it.operands[i..].iter().any(|o| o.is_output && given_on(o));
         // On a conflict the iterator is dropped, releasing the borrows taken so far.
         t.borrow_flag().acquire(it.name, exclusive)?;
-        it.borrows.push((i, exclusive));
+        // `build` refused more than `u32::MAX` operands.
+        it.borrows.push((i as u32, exclusive));
     }
     Ok(())
 }

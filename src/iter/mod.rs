@@ -144,13 +144,13 @@ pub struct TensorIterator<'a> {
     pub(crate) is_reduction: bool,
     pub(crate) fast_setup: bool,
     /// Storage borrows held while the iterator lives: (operand index, exclusive).
-    pub(crate) borrows: SmallBuf<(usize, bool), 8>,
+    pub(crate) borrows: SmallBuf<(u32, bool), 8>,
 }
 
 impl TensorIterator<'_> {
     fn release_borrows(&mut self) {
         for &(i, exclusive) in self.borrows.iter() {
-            self.tensor(i).borrow_flag().release(exclusive);
+            self.tensor(i as usize).borrow_flag().release(exclusive);
         }
         self.borrows.truncate(0);
     }

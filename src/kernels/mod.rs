@@ -250,15 +250,14 @@ mod half_blocks {
             if unsafe { f16c::load(src as *const u16, dst, n) } {
                 return;
             }
-            // SAFETY: the contract: `n` valid, aligned f16 at unit stride, `dst` valid for `n`
-            // writes; a block buffer never overlaps tensor memory.
-            let (s, d) = unsafe {
-                (
-                    core::slice::from_raw_parts(src as *const f16, n),
-                    core::slice::from_raw_parts_mut(dst, n),
-                )
-            };
-            s.convert_to_f32_slice(d);
+            // `dst` may be an uninitialised block buffer: written through the pointer, never
+            // as a slice.
+            let s = src as *const f16;
+            for i in 0..n {
+                // SAFETY: the contract: `n` valid, aligned f16 at unit stride, `dst` valid for
+                // `n` writes.
+                unsafe { dst.add(i).write(s.add(i).read().to_f32()) };
+            }
         } else {
             // SAFETY: the same contract.
             unsafe { via_unit_load(src, stride, n, dst, load_f16) }
@@ -500,6 +499,26 @@ unsafe fn contiguous_binary<A: Element, B: Element, F: Functor<(A, B)>>(
     }
 }
 
+/// A block buffer of the casting path: `BLOCK` elements left uninitialised (zeroing 1 KiB per
+/// buffer per call cost more than a tiny op's arithmetic). Only its first `m` elements are ever
+/// read, after a load or a compute wrote them.
+struct BlockBuf<T>([core::mem::MaybeUninit<T>; BLOCK]);
+
+impl<T: Copy> BlockBuf<T> {
+    #[inline(always)]
+    fn new() -> Self {
+        BlockBuf([core::mem::MaybeUninit::uninit(); BLOCK])
+    }
+    #[inline(always)]
+    fn as_ptr(&self) -> *const T {
+        self.0.as_ptr().cast()
+    }
+    #[inline(always)]
+    fn as_mut_ptr(&mut self) -> *mut T {
+        self.0.as_mut_ptr().cast()
+    }
+}
+
 /// The inner loop of a unary functor `F: (C,) -> O`, for an input stored as `in_dtype` and an
 /// output stored as `out_dtype`.
 ///
@@ -543,8 +562,7 @@ where
                 // Strided: through the block buffers below, so that the functor runs over
                 // contiguous blocks (vectorized) whatever the layout.
             }
-            let mut a_buf = [C::ZERO; BLOCK];
-            let mut o_buf = [<O<F, C>>::ZERO; BLOCK];
+            let (mut a_buf, mut o_buf) = (BlockBuf::<C>::new(), BlockBuf::<O<F, C>>::new());
             let mut start = 0;
             while start < n {
                 let m = BLOCK.min(n - start);
@@ -604,9 +622,8 @@ where
                 // Strided: through the block buffers below (gathered, computed contiguously,
                 // scattered), so that the functor vectorizes whatever the layout.
             }
-            let mut a_buf = [A::ZERO; BLOCK];
-            let mut b_buf = [B::ZERO; BLOCK];
-            let mut o_buf = [<O<F, A, B>>::ZERO; BLOCK];
+            let (mut a_buf, mut b_buf) = (BlockBuf::<A>::new(), BlockBuf::<B>::new());
+            let mut o_buf = BlockBuf::<O<F, A, B>>::new();
             let mut start = 0;
             while start < n {
                 let m = BLOCK.min(n - start);
@@ -676,10 +693,8 @@ where
                 }
                 return;
             }
-            let mut a_buf = [A::ZERO; BLOCK];
-            let mut b_buf = [B::ZERO; BLOCK];
-            let mut c_buf = [C::ZERO; BLOCK];
-            let mut o_buf = [<O<F, A, B, C>>::ZERO; BLOCK];
+            let (mut a_buf, mut b_buf) = (BlockBuf::<A>::new(), BlockBuf::<B>::new());
+            let (mut c_buf, mut o_buf) = (BlockBuf::<C>::new(), BlockBuf::<O<F, A, B, C>>::new());
             let mut start = 0;
             while start < n {
                 let m = BLOCK.min(n - start);
@@ -687,8 +702,15 @@ where
                 (ia.load)(pa.offset(s * sa), sa, m, a_buf.as_mut_ptr());
                 (ib.load)(pb.offset(s * sb), sb, m, b_buf.as_mut_ptr());
                 (ic.load)(pc.offset(s * sc), sc, m, c_buf.as_mut_ptr());
+                let (a, b, c, o) = (
+                    a_buf.as_ptr(),
+                    b_buf.as_ptr(),
+                    c_buf.as_ptr(),
+                    o_buf.as_mut_ptr(),
+                );
                 for i in 0..m {
-                    o_buf[i] = f.call((a_buf[i], b_buf[i], c_buf[i]));
+                    o.add(i)
+                        .write(f.call((a.add(i).read(), b.add(i).read(), c.add(i).read())));
                 }
                 (out.store)(o_buf.as_ptr(), po.offset(s * so), so, m);
                 start += m;

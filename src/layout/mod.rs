@@ -124,25 +124,27 @@ impl Layout {
     /// Row-major contiguous (size-1 dims may have any stride), regardless of offset.
     #[inline]
     pub fn is_contiguous(&self) -> bool {
+        // The slices once: each index into a `DimVec` would match its inline/heap variant.
+        let (shape, strides) = (&*self.shape, &*self.strides);
         let mut expected = 1isize;
-        for d in (0..self.ndim()).rev() {
-            if self.shape[d] == 1 {
+        for (d, (&n, &s)) in shape.iter().zip(strides).enumerate().rev() {
+            if n == 1 {
                 continue;
             }
-            if self.shape[d] == 0 {
+            if n == 0 {
                 return true;
             }
-            if self.strides[d] != expected {
+            if s != expected {
                 return false;
             }
             // Overflow means no later dim can match: the next stride would exceed isize.
-            match isize::try_from(self.shape[d])
+            match isize::try_from(n)
                 .ok()
                 .and_then(|n| expected.checked_mul(n))
             {
                 Some(e) => expected = e,
                 None => {
-                    let outer = &self.shape[..d];
+                    let outer = &shape[..d];
                     return outer.contains(&0) || outer.iter().all(|&n| n == 1);
                 }
             }

@@ -235,7 +235,7 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
     {
         return r;
     }
-    let iter = build_iter(op, a, b, out)?;
+    let mut iter = build_iter(op, a, b, out)?;
     if iter.ninputs() == 2 {
         bi = info(b, true);
     }
@@ -272,7 +272,7 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
                     cost: runner.cost,
                 };
                 run_functor(op, DType::F32, &r, ad, bd)?;
-                return Ok(finish(iter, out));
+                return Ok(finish(&mut iter, out));
             }
             match op {
                 BinaryOp::Mul => {
@@ -285,16 +285,16 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
                     dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::FloorDivideScalarOpmath { s: s32 }), _ => unreachable!())
                 }
             }?;
-            return Ok(finish(iter, out));
+            return Ok(finish(&mut iter, out));
         }
         BinaryPath::PowScalar(s) => {
             dispatch_dtypes!(compute, numeric, C => runner.run_unary::<C, _>(f::PowScalar::<C> { exp: s.to::<C>() }), _ => return Err(unsupported(op, ad, bd)))?;
-            return Ok(finish(iter, out));
+            return Ok(finish(&mut iter, out));
         }
     }
 
     run_op(op, compute, &runner, ad, bd)?;
-    Ok(finish(iter, out))
+    Ok(finish(&mut iter, out))
 }
 
 /// The fast path of small ops (tiny tensors are dominated by set-up, not arithmetic): a
@@ -400,9 +400,10 @@ fn run_functor(op: BinaryOp, c: DType, runner: &BinaryRunner, ad: DType, bd: DTy
 }
 
 /// The op's result: the given output (shared) or the one the iterator allocated.
-pub(crate) fn finish(iter: TensorIterator, out: Option<&DynTensor>) -> DynTensor {
+/// Taken by reference: the iterator is a large value, and moving it here cost a copy per op.
+pub(crate) fn finish(iter: &mut TensorIterator, out: Option<&DynTensor>) -> DynTensor {
     match out {
         Some(o) => o.share(),
-        None => iter.into_output(),
+        None => iter.take_output(0),
     }
 }

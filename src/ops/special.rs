@@ -111,7 +111,7 @@ pub fn clamp(
     if let Some(Operand::Tensor(t)) = max {
         inputs.push(t);
     }
-    let iter = iter_with_dtype(OP, compute, &inputs, out)?;
+    let mut iter = iter_with_dtype(OP, compute, &inputs, out)?;
     let cost = LoopCost::Cheap;
     dispatch_dtypes!(compute, numeric, C => {
         let (lo, hi) = (lo_s.map(|s| s.to::<C>()), hi_s.map(|s| s.to::<C>()));
@@ -123,7 +123,7 @@ pub fn clamp(
             (true, true) => iter.for_each(cost, kernels::ternary::<C, C, C, _>(ClampBoth, [d(0), d(1), d(2), d(3)])),
         }
     }, _ => return Err(unsupported(OP, x.dtype())));
-    Ok(finish(iter, out))
+    Ok(finish(&mut iter, out))
 }
 
 /// clamp with one tensor bound, `(x, bound) -> x`; `other` is the scalar bound on the other
@@ -167,10 +167,10 @@ where
 
 /// `leaky_relu(x, negative_slope)` (floats).
 pub fn leaky_relu(x: &DynTensor, slope: f64, out: Option<&DynTensor>) -> Result<DynTensor> {
-    let iter = build_unary_iter("leaky_relu", false, false, x, out)?;
+    let mut iter = build_unary_iter("leaky_relu", false, false, x, out)?;
     dispatch_dtypes!(x.dtype(), float, C => run_unary::<C, _>(&iter, LoopCost::Cheap, f::LeakyRelu { slope })?,
         _ => return Err(unsupported("leaky_relu", x.dtype())));
-    Ok(finish(iter, out))
+    Ok(finish(&mut iter, out))
 }
 
 /// `hardtanh(x, min_val, max_val)` (numeric dtypes, bounds converted to x's dtype).
@@ -180,10 +180,10 @@ pub fn hardtanh(
     max: Scalar,
     out: Option<&DynTensor>,
 ) -> Result<DynTensor> {
-    let iter = build_unary_iter("hardtanh", false, false, x, out)?;
+    let mut iter = build_unary_iter("hardtanh", false, false, x, out)?;
     dispatch_dtypes!(x.dtype(), numeric, C => run_unary::<C, _>(&iter, LoopCost::Cheap, f::Hardtanh { min: min.to::<C>(), max: max.to::<C>() })?,
         _ => return Err(unsupported("hardtanh", x.dtype())));
-    Ok(finish(iter, out))
+    Ok(finish(&mut iter, out))
 }
 
 /// `gelu(x, approximate)` (floats).
@@ -192,7 +192,7 @@ pub fn gelu(
     approximate: f::GeluApproximate,
     out: Option<&DynTensor>,
 ) -> Result<DynTensor> {
-    let iter = build_unary_iter("gelu", false, false, x, out)?;
+    let mut iter = build_unary_iter("gelu", false, false, x, out)?;
     // f32 exact gelu is the vectorized fastmath form: a cheaper grain.
     let cost = if x.dtype() == DType::F32 && approximate == f::GeluApproximate::None {
         super::unary::FAST_F32
@@ -201,7 +201,7 @@ pub fn gelu(
     };
     dispatch_dtypes!(x.dtype(), float, C => run_unary::<C, _>(&iter, cost, f::Gelu { approximate })?,
         _ => return Err(unsupported("gelu", x.dtype())));
-    Ok(finish(iter, out))
+    Ok(finish(&mut iter, out))
 }
 
 /// `where(cond, a, b)`: `a` and `b` tensors or scalars, promoted together (cond does not take
@@ -243,11 +243,11 @@ pub fn where_(
         }
     };
     let (ta, tb) = (pick(a), pick(b));
-    let iter = iter_with_dtype(OP, dtype, &[cond, &ta, &tb], out)?;
+    let mut iter = iter_with_dtype(OP, dtype, &[cond, &ta, &tb], out)?;
     let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
     let sizes = d.map(DType::size);
     dispatch_dtypes!(dtype, all, C => iter.for_each_2d(LoopCost::Cheap, kernels::blocked_2d(kernels::ternary::<bool, C, C, _>(f::Where, d), sizes)), _ => unreachable!());
-    Ok(finish(iter, out))
+    Ok(finish(&mut iter, out))
 }
 
 /// `masked_fill(x, mask, value)` out of place: `x` broadcasts with `mask`, the result keeps
@@ -275,11 +275,11 @@ pub fn masked_fill(
     };
     let dtype = x.dtype();
     plan::masked_fill_check(mask.dtype(), v, dtype)?;
-    let iter = iter_with_dtype(OP, dtype, &[x, mask], out)?;
+    let mut iter = iter_with_dtype(OP, dtype, &[x, mask], out)?;
     dispatch_dtypes!(dtype, all, C => iter.for_each(LoopCost::Cheap,
         kernels::binary::<C, bool, _>(f::MaskedFill { value: v.to::<C>() }, iter.dtype(0), iter.dtype(1), iter.dtype(2))),
         _ => unreachable!());
-    Ok(finish(iter, out))
+    Ok(finish(&mut iter, out))
 }
 
 /// `lerp(a, b, weight)`: floats; `weight` a scalar or a tensor.
@@ -298,18 +298,18 @@ pub fn lerp(
     plan::lerp_check(dtype, b.dtype(), wd)?;
     match weight {
         Operand::Scalar(w) => {
-            let iter = iter_with_dtype(OP, dtype, &[a, b], out)?;
+            let mut iter = iter_with_dtype(OP, dtype, &[a, b], out)?;
             let wf = w.to_f64();
             dispatch_dtypes!(dtype, float, C => iter.for_each(LoopCost::Cheap,
                 kernels::binary::<C, C, _>(f::LerpScalar { weight: wf }, iter.dtype(0), iter.dtype(1), iter.dtype(2))),
                 _ => unreachable!());
-            Ok(finish(iter, out))
+            Ok(finish(&mut iter, out))
         }
         Operand::Tensor(w) => {
-            let iter = iter_with_dtype(OP, dtype, &[a, b, w], out)?;
+            let mut iter = iter_with_dtype(OP, dtype, &[a, b, w], out)?;
             let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
             dispatch_dtypes!(dtype, float, C => iter.for_each(LoopCost::Cheap, kernels::ternary::<C, C, C, _>(f::Lerp, d)), _ => unreachable!());
-            Ok(finish(iter, out))
+            Ok(finish(&mut iter, out))
         }
     }
 }
@@ -329,7 +329,7 @@ pub fn addcmul(
         value: None,
     };
     let dtype = plan::addcmul_plan(&info(a), &info(t1), &info(t2), value)?;
-    let iter = iter_with_dtype(OP, dtype, &[a, t1, t2], out)?;
+    let mut iter = iter_with_dtype(OP, dtype, &[a, t1, t2], out)?;
     let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
     let v32 = value.to::<f32>();
     match dtype {
@@ -358,7 +358,7 @@ pub fn addcmul(
             dispatch_dtypes!(dtype, int, C => iter.for_each(LoopCost::Cheap, kernels::ternary::<C, C, C, _>(f::Addcmul { value: value.to::<C>() }, d)), _ => unreachable!())
         }
     }
-    Ok(finish(iter, out))
+    Ok(finish(&mut iter, out))
 }
 
 /// Runs the conversion kernel `src -> dst dtype` over an iterator `[out, src]`.
@@ -385,9 +385,9 @@ pub fn to_dtype(x: &DynTensor, dtype: DType) -> Result<DynTensor> {
     if x.dtype() == dtype {
         return Ok(x.share());
     }
-    let iter = iter_with_dtype("to", dtype, &[x], None)?;
+    let mut iter = iter_with_dtype("to", dtype, &[x], None)?;
     run_cast(&iter);
-    Ok(finish(iter, None))
+    Ok(finish(&mut iter, None))
 }
 
 /// `dst.copy_(src)`: writes `src` (broadcast to `dst`'s shape, converted to its dtype) into

@@ -82,7 +82,7 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
             out,
         );
     }
-    let iter = build_unary_iter(
+    let mut iter = build_unary_iter(
         op.name(),
         op.promotes_int_to_float(),
         op.is_predicate(),
@@ -107,5 +107,5 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
         };
     }
     crate::unary_op_table!(dispatch)?;
-    Ok(super::binary::finish(iter, out))
+    Ok(super::binary::finish(&mut iter, out))
 }

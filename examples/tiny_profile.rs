@@ -1,0 +1,31 @@
+//! One tiny op in a loop, for profilers: `tiny_profile <case> [count]`, where case is one of
+//! `dyn` (DynTensor add), `typed` (`&a + &b`), `typed_scalar` (`&a + 2.0`), `mixed`
+//! (i64 + f32), `out` (`add_out`). Prints the time per op; under
+//! `valgrind --tool=callgrind` divide the instruction count by `count`.
+use std::hint::black_box;
+use weft::{DType, DynTensor, Tensor};
+
+fn main() {
+    let which = std::env::args().nth(1).unwrap_or("dyn".into());
+    let n: usize = std::env::args()
+        .nth(2)
+        .map_or(2_000_000, |s| s.parse().expect("a count"));
+    let a = Tensor::<f32>::from_vec(vec![1f32, 2.0, 3.0, 4.0], &[4]).unwrap();
+    let b = Tensor::<f32>::from_vec(vec![0.5f32, 0.25, 0.125, 2.0], &[4]).unwrap();
+    let ta = DynTensor::from(a.clone());
+    let tb = DynTensor::from(b.clone());
+    let ti = DynTensor::from(Tensor::<i64>::from_vec(vec![1i64, 2, 3, 4], &[4]).unwrap());
+    let to = DynTensor::zeros(DType::F32, &[4]).unwrap();
+    let t0 = std::time::Instant::now();
+    for _ in 0..n {
+        match which.as_str() {
+            "dyn" => drop(black_box(black_box(&ta).add(black_box(&tb)))),
+            "typed" => drop(black_box(black_box(&a) + black_box(&b))),
+            "typed_scalar" => drop(black_box(black_box(&a) + 2.0)),
+            "mixed" => drop(black_box(black_box(&ti).add(black_box(&tb)))),
+            "out" => drop(black_box(black_box(&ta).add_out(black_box(&tb), &to))),
+            other => panic!("unknown case {other}"),
+        }
+    }
+    println!("{} ns", t0.elapsed().as_nanos() as f64 / n as f64);
+}
