@@ -23,7 +23,7 @@ fn main() {
             "typed" => drop(black_box(black_box(&a) + black_box(&b))),
             "typed_scalar" => drop(black_box(black_box(&a) + 2.0)),
             "mixed" => drop(black_box(black_box(&ti).add(black_box(&tb)))),
-            "out" => drop(black_box(black_box(&ta).add_out(black_box(&tb), &to))),
+            "out" => black_box(&ta).add_out(black_box(&tb), &to),
             other => panic!("unknown case {other}"),
         }
     }
