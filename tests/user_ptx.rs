@@ -53,6 +53,21 @@ fn nightly_missing() -> Option<String> {
     if !core.is_dir() {
         return Some("nightly has no rust-src (rustup component add rust-src)".into());
     }
+    // The same component check as gpu/ptx-common.sh (which exits 3 without it): a nightly
+    // installed for Miri (rust-src) but not for PTX skips here instead of failing there.
+    let host = Command::new("rustc")
+        .args(["+nightly", "-vV"])
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
+        });
+    let linker = host.map(|h| Path::new(&sysroot).join(format!("lib/rustlib/{h}/bin/llvm-link")));
+    if !linker.is_some_and(|l| l.is_file()) {
+        return Some("nightly has no llvm-tools (rustup component add llvm-tools)".into());
+    }
     None
 }
 
