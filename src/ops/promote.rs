@@ -31,6 +31,46 @@ pub trait PromoteIntScalar: Element {
     type Output: DynElement + PromoteFloatScalar + PromoteIntScalar;
 }
 
+/// A Rust number that a `Tensor` operator takes as its scalar operand.
+pub trait ScalarOperand: Copy + Into<crate::scalar::Scalar> {}
+macro_rules! scalar_operands {
+    ($($t:ty),*) => {$( impl ScalarOperand for $t {} )*};
+}
+scalar_operands!(
+    f16, bf16, f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize
+);
+
+/// The result element type of `Tensor<Self> op number` for the Rust number `S`. A float tensor
+/// takes every Rust number (`&w * lr` with `lr: f32`, `&w / 2usize`) and keeps its type: its
+/// impl is generic over `S` and its output does not mention `S`, so a literal (`&w * 2.0`) still
+/// gives a known `Tensor<f32>` before the literal's own type is settled. Bool and integer
+/// tensors, whose result depends on the number's kind (`Tensor<i64> * 2.5` is f32), take f64
+/// and i64: one impl per kind, so a literal picks its impl by its kind alone.
+pub trait ScalarRule<S>: Element {
+    type Output: DynElement + PromoteFloatScalar + PromoteIntScalar;
+}
+macro_rules! scalar_rule_float {
+    ([$($V:ident $tok:ident: $T:ty, $s:literal;)*]) => {$(
+        impl<S: ScalarOperand> ScalarRule<S> for $T {
+            type Output = $T;
+        }
+    )*};
+}
+crate::__dtype_list! { float; scalar_rule_float; }
+macro_rules! scalar_rule_integral {
+    ([$($V:ident $tok:ident: $T:ty, $s:literal;)*]) => {$(
+        impl ScalarRule<f64> for $T {
+            type Output = FloatOf<$T>;
+        }
+        impl ScalarRule<i64> for $T {
+            type Output = IntOf<$T>;
+        }
+    )*};
+}
+crate::__dtype_list! { integral; scalar_rule_integral; }
+/// `Tensor<A> op S`.
+pub type ScalarOf<A, S> = <A as ScalarRule<S>>::Output;
+
 /// `A` promoted with `B`.
 pub type Promoted<A, B> = <A as Promote<B>>::Output;
 /// `T` with a float scalar; also what float math (`exp`, `div`) computes `T` in.

@@ -49,7 +49,8 @@
 use super::Operand;
 use super::binary::binary;
 use super::promote::{
-    CastsInto, FloatOf, IntOf, Promote, PromoteFloatScalar, PromoteIntScalar, Promoted,
+    CastsInto, FloatOf, IntOf, Promote, PromoteFloatScalar, PromoteIntScalar, Promoted, ScalarOf,
+    ScalarOperand, ScalarRule,
 };
 use super::special;
 use super::unary::unary;
@@ -971,38 +972,59 @@ macro_rules! tensor_operators {
                 std::ops::$Assign::$assign(self, &rhs)
             }
         }
+        tensor_operators!(@scalar $Trait, $method, $Assign, $assign, $op);
         tensor_operators!(@number $Trait, $method, $Assign, $assign, $op, FloatOf, PromoteFloatScalar, f64);
         tensor_operators!(@number $Trait, $method, $Assign, $assign, $op, IntOf, PromoteIntScalar, i64);
     )*};
-    (@number $Trait:ident, $method:ident, $Assign:ident, $assign:ident, $op:ident, $Of:ident, $Rule:ident, $($n:ty),*) => {$(
-        impl<A> std::ops::$Trait<$n> for &Tensor<A>
+    // `tensor op number` and `tensor op= number`: one impl, the result type from `ScalarRule`.
+    (@scalar $Trait:ident, $method:ident, $Assign:ident, $assign:ident, $op:ident) => {
+        impl<A, S> std::ops::$Trait<S> for &Tensor<A>
         where
-            A: DynElement + $Rule,
-            f::$op: Functor<($Of<A>, $Of<A>), Output = $Of<A>>,
+            S: ScalarOperand,
+            A: DynElement + ScalarRule<S>,
+            f::$op: Functor<(ScalarOf<A, S>, ScalarOf<A, S>), Output = ScalarOf<A, S>>,
         {
-            type Output = Tensor<$Of<A>>;
+            type Output = Tensor<ScalarOf<A, S>>;
             #[track_caller]
-            fn $method(self, rhs: $n) -> Self::Output {
-                let b = TOperand::Scalar(Scalar::from(rhs));
-                ok(binary_new::<A, $Of<A>, $Of<A>, $Of<A>, _>(BinaryOp::$op, f::$op, TOperand::Tensor(self), b))
+            fn $method(self, rhs: S) -> Self::Output {
+                let b = TOperand::Scalar(rhs.into());
+                ok(binary_new::<A, ScalarOf<A, S>, ScalarOf<A, S>, ScalarOf<A, S>, _>(BinaryOp::$op, f::$op, TOperand::Tensor(self), b))
             }
         }
-        impl<A> std::ops::$Trait<$n> for Tensor<A>
+        impl<A, S> std::ops::$Trait<S> for Tensor<A>
         where
-            A: DynElement + $Rule,
-            f::$op: Functor<($Of<A>, $Of<A>), Output = $Of<A>>,
+            S: ScalarOperand,
+            A: DynElement + ScalarRule<S>,
+            f::$op: Functor<(ScalarOf<A, S>, ScalarOf<A, S>), Output = ScalarOf<A, S>>,
         {
-            type Output = Tensor<$Of<A>>;
+            type Output = Tensor<ScalarOf<A, S>>;
             #[track_caller]
-            fn $method(mut self, rhs: $n) -> Self::Output {
-                if reusable::<A, $Of<A>>(&mut self, None) {
-                    let b = TOperand::Scalar(Scalar::from(rhs));
-                    ok(binary_into::<A, $Of<A>, $Of<A>, $Of<A>, A, _>(BinaryOp::$op, f::$op, TOperand::Tensor(&self), b, &self));
+            fn $method(mut self, rhs: S) -> Self::Output {
+                if reusable::<A, ScalarOf<A, S>>(&mut self, None) {
+                    let b = TOperand::Scalar(rhs.into());
+                    ok(binary_into::<A, ScalarOf<A, S>, ScalarOf<A, S>, ScalarOf<A, S>, A, _>(BinaryOp::$op, f::$op, TOperand::Tensor(&self), b, &self));
                     return retype(self);
                 }
                 std::ops::$Trait::$method(&self, rhs)
             }
         }
+        impl<A, S> std::ops::$Assign<S> for Tensor<A>
+        where
+            S: ScalarOperand,
+            A: DynElement + ScalarRule<S>,
+            ScalarOf<A, S>: CastsInto<A>,
+            f::$op: Functor<(ScalarOf<A, S>, ScalarOf<A, S>), Output = ScalarOf<A, S>>,
+        {
+            #[track_caller]
+            fn $assign(&mut self, rhs: S) {
+                let b = TOperand::Scalar(rhs.into());
+                ok(binary_into::<A, ScalarOf<A, S>, ScalarOf<A, S>, ScalarOf<A, S>, A, _>(BinaryOp::$op, f::$op, TOperand::Tensor(self), b, self))
+            }
+        }
+    };
+    // The reverse forms (`2.0 * &t`): one impl per number type (a foreign type cannot take a
+    // generic impl), f64 and i64 only, so that a literal picks one by its kind.
+    (@number $Trait:ident, $method:ident, $Assign:ident, $assign:ident, $op:ident, $Of:ident, $Rule:ident, $($n:ty),*) => {$(
         impl<A> std::ops::$Trait<&Tensor<A>> for $n
         where
             A: DynElement + $Rule,
@@ -1024,18 +1046,6 @@ macro_rules! tensor_operators {
             #[track_caller]
             fn $method(self, rhs: Tensor<A>) -> Self::Output {
                 std::ops::$Trait::$method(self, &rhs)
-            }
-        }
-        impl<A> std::ops::$Assign<$n> for Tensor<A>
-        where
-            A: DynElement + $Rule,
-            $Of<A>: CastsInto<A>,
-            f::$op: Functor<($Of<A>, $Of<A>), Output = $Of<A>>,
-        {
-            #[track_caller]
-            fn $assign(&mut self, rhs: $n) {
-                let b = TOperand::Scalar(Scalar::from(rhs));
-                ok(binary_into::<A, $Of<A>, $Of<A>, $Of<A>, A, _>(BinaryOp::$op, f::$op, TOperand::Tensor(self), b, self))
             }
         }
     )*};
@@ -1124,30 +1134,72 @@ where
     }
 }
 
+// `tensor / number` and `tensor /= number`: true division, so the result is `FloatOf` of the
+// tensor with the number (`ScalarRule`).
+impl<A, S> std::ops::Div<S> for &Tensor<A>
+where
+    S: ScalarOperand,
+    A: DynElement + ScalarRule<S>,
+    f::Div: Functor<
+            (FloatOf<ScalarOf<A, S>>, FloatOf<ScalarOf<A, S>>),
+            Output = FloatOf<ScalarOf<A, S>>,
+        >,
+{
+    type Output = Tensor<FloatOf<ScalarOf<A, S>>>;
+    #[track_caller]
+    fn div(self, rhs: S) -> Self::Output {
+        type Q<A, S> = FloatOf<ScalarOf<A, S>>;
+        let b = TOperand::Scalar(rhs.into());
+        ok(binary_new::<A, Q<A, S>, Q<A, S>, Q<A, S>, _>(
+            BinaryOp::Div,
+            f::Div,
+            TOperand::Tensor(self),
+            b,
+        ))
+    }
+}
+impl<A, S> std::ops::Div<S> for Tensor<A>
+where
+    S: ScalarOperand,
+    A: DynElement + ScalarRule<S>,
+    f::Div: Functor<
+            (FloatOf<ScalarOf<A, S>>, FloatOf<ScalarOf<A, S>>),
+            Output = FloatOf<ScalarOf<A, S>>,
+        >,
+{
+    type Output = Tensor<FloatOf<ScalarOf<A, S>>>;
+    #[track_caller]
+    fn div(self, rhs: S) -> Self::Output {
+        &self / rhs
+    }
+}
+impl<A, S> std::ops::DivAssign<S> for Tensor<A>
+where
+    S: ScalarOperand,
+    A: DynElement + ScalarRule<S>,
+    FloatOf<ScalarOf<A, S>>: CastsInto<A>,
+    f::Div: Functor<
+            (FloatOf<ScalarOf<A, S>>, FloatOf<ScalarOf<A, S>>),
+            Output = FloatOf<ScalarOf<A, S>>,
+        >,
+{
+    #[track_caller]
+    fn div_assign(&mut self, rhs: S) {
+        type Q<A, S> = FloatOf<ScalarOf<A, S>>;
+        let b = TOperand::Scalar(rhs.into());
+        ok(binary_into::<A, Q<A, S>, Q<A, S>, Q<A, S>, A, _>(
+            BinaryOp::Div,
+            f::Div,
+            TOperand::Tensor(self),
+            b,
+            self,
+        ))
+    }
+}
+
+// `number / tensor`: f64 and i64 only (see `tensor_operators!`'s `@number`).
 macro_rules! div_numbers {
     ($($n:ty),*) => {$(
-        impl<A> std::ops::Div<$n> for &Tensor<A>
-        where
-            A: DynElement + PromoteFloatScalar,
-            f::Div: Functor<(FloatOf<A>, FloatOf<A>), Output = FloatOf<A>>,
-        {
-            type Output = Tensor<FloatOf<A>>;
-            #[track_caller]
-            fn div(self, rhs: $n) -> Self::Output {
-                let b = TOperand::Scalar(Scalar::from(rhs));
-                ok(binary_new::<A, FloatOf<A>, FloatOf<A>, FloatOf<A>, _>(BinaryOp::Div, f::Div, TOperand::Tensor(self), b))
-            }
-        }
-        impl<A> std::ops::Div<$n> for Tensor<A>
-        where
-            A: DynElement + PromoteFloatScalar,
-            f::Div: Functor<(FloatOf<A>, FloatOf<A>), Output = FloatOf<A>>,
-        {
-            type Output = Tensor<FloatOf<A>>;
-            fn div(self, rhs: $n) -> Self::Output {
-                &self / rhs
-            }
-        }
         impl<A> std::ops::Div<&Tensor<A>> for $n
         where
             A: DynElement + PromoteFloatScalar,
@@ -1158,18 +1210,6 @@ macro_rules! div_numbers {
             fn div(self, rhs: &Tensor<A>) -> Self::Output {
                 let a = TOperand::Scalar(Scalar::from(self));
                 ok(binary_new::<FloatOf<A>, A, FloatOf<A>, FloatOf<A>, _>(BinaryOp::Div, f::Div, a, TOperand::Tensor(rhs)))
-            }
-        }
-        impl<A> std::ops::DivAssign<$n> for Tensor<A>
-        where
-            A: DynElement + PromoteFloatScalar,
-            FloatOf<A>: CastsInto<A>,
-            f::Div: Functor<(FloatOf<A>, FloatOf<A>), Output = FloatOf<A>>,
-        {
-            #[track_caller]
-            fn div_assign(&mut self, rhs: $n) {
-                let b = TOperand::Scalar(Scalar::from(rhs));
-                ok(binary_into::<A, FloatOf<A>, FloatOf<A>, FloatOf<A>, A, _>(BinaryOp::Div, f::Div, TOperand::Tensor(self), b, self))
             }
         }
     )*};
