@@ -1134,23 +1134,19 @@ where
     }
 }
 
-// `tensor / number` and `tensor /= number`: true division, so the result is `FloatOf` of the
-// tensor with the number (`ScalarRule`).
+// `tensor / number` and `tensor /= number`: true division, so the result is `FloatOf<A>`
+// whatever the number; `ScalarRule<S>` only says which numbers the tensor takes.
 impl<A, S> std::ops::Div<S> for &Tensor<A>
 where
     S: ScalarOperand,
-    A: DynElement + ScalarRule<S>,
-    f::Div: Functor<
-            (FloatOf<ScalarOf<A, S>>, FloatOf<ScalarOf<A, S>>),
-            Output = FloatOf<ScalarOf<A, S>>,
-        >,
+    A: DynElement + ScalarRule<S> + PromoteFloatScalar,
+    f::Div: Functor<(FloatOf<A>, FloatOf<A>), Output = FloatOf<A>>,
 {
-    type Output = Tensor<FloatOf<ScalarOf<A, S>>>;
+    type Output = Tensor<FloatOf<A>>;
     #[track_caller]
     fn div(self, rhs: S) -> Self::Output {
-        type Q<A, S> = FloatOf<ScalarOf<A, S>>;
         let b = TOperand::Scalar(rhs.into());
-        ok(binary_new::<A, Q<A, S>, Q<A, S>, Q<A, S>, _>(
+        ok(binary_new::<A, FloatOf<A>, FloatOf<A>, FloatOf<A>, _>(
             BinaryOp::Div,
             f::Div,
             TOperand::Tensor(self),
@@ -1161,13 +1157,10 @@ where
 impl<A, S> std::ops::Div<S> for Tensor<A>
 where
     S: ScalarOperand,
-    A: DynElement + ScalarRule<S>,
-    f::Div: Functor<
-            (FloatOf<ScalarOf<A, S>>, FloatOf<ScalarOf<A, S>>),
-            Output = FloatOf<ScalarOf<A, S>>,
-        >,
+    A: DynElement + ScalarRule<S> + PromoteFloatScalar,
+    f::Div: Functor<(FloatOf<A>, FloatOf<A>), Output = FloatOf<A>>,
 {
-    type Output = Tensor<FloatOf<ScalarOf<A, S>>>;
+    type Output = Tensor<FloatOf<A>>;
     #[track_caller]
     fn div(self, rhs: S) -> Self::Output {
         &self / rhs
@@ -1176,18 +1169,14 @@ where
 impl<A, S> std::ops::DivAssign<S> for Tensor<A>
 where
     S: ScalarOperand,
-    A: DynElement + ScalarRule<S>,
-    FloatOf<ScalarOf<A, S>>: CastsInto<A>,
-    f::Div: Functor<
-            (FloatOf<ScalarOf<A, S>>, FloatOf<ScalarOf<A, S>>),
-            Output = FloatOf<ScalarOf<A, S>>,
-        >,
+    A: DynElement + ScalarRule<S> + PromoteFloatScalar,
+    FloatOf<A>: CastsInto<A>,
+    f::Div: Functor<(FloatOf<A>, FloatOf<A>), Output = FloatOf<A>>,
 {
     #[track_caller]
     fn div_assign(&mut self, rhs: S) {
-        type Q<A, S> = FloatOf<ScalarOf<A, S>>;
         let b = TOperand::Scalar(rhs.into());
-        ok(binary_into::<A, Q<A, S>, Q<A, S>, Q<A, S>, A, _>(
+        ok(binary_into::<A, FloatOf<A>, FloatOf<A>, FloatOf<A>, A, _>(
             BinaryOp::Div,
             f::Div,
             TOperand::Tensor(self),
