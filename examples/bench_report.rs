@@ -472,6 +472,53 @@ fn run_all(o: Opts) {
         );
     }
 
+    // Transposed sources into contiguous outputs: copy_, contiguous(), a unary op and a cast
+    // (the 2-D tile path of every elementwise kernel); limit = a contiguous copy of the bytes.
+    {
+        let at = a.t();
+        let mut copy_limit = || {
+            par_for(th, &mut lim, |s, o| {
+                o.copy_from_slice(&sa[s..s + o.len()]);
+            })
+        };
+        let mut o = out.share();
+        b.run(
+            "transposed_copy",
+            2.0 * f4 * N as f64,
+            &mut || o.copy_(&at),
+            &mut copy_limit,
+            None,
+            "out.copy_(&a.t()), [4096,4096]; limit = contiguous copy",
+        );
+        let mut keep = None;
+        b.run(
+            "transposed_contiguous",
+            2.0 * f4 * N as f64,
+            &mut || keep = Some(at.contiguous()),
+            &mut copy_limit,
+            None,
+            "a.t().contiguous(); limit = contiguous copy into a preallocated slice",
+        );
+        drop(keep);
+        b.run(
+            "transposed_neg",
+            2.0 * f4 * N as f64,
+            &mut || at.neg_out(&out),
+            &mut copy_limit,
+            None,
+            "a.t().neg_out(&out); limit = contiguous copy",
+        );
+        let mut o64 = DynTensor::zeros(DType::F64, &[SIDE, SIDE]).unwrap();
+        b.run(
+            "transposed_cast_f64",
+            12.0 * N as f64,
+            &mut || o64.copy_(&at),
+            &mut copy_limit,
+            None,
+            "f64 out.copy_(&a.t()); limit = contiguous f32 copy (2/3 of the bytes)",
+        );
+    }
+
     b.run(
         "add_scalar",
         2.0 * f4 * N as f64,

@@ -13,6 +13,8 @@
 //! ```
 //!
 //! * Size: 16M elements ([4096, 4096]); `--small`: 64K ([256, 256], cache-resident).
+//! * Casts: `to` rows, every (source, destination) dtype pair, `out.copy_(&a)` from a
+//!   contiguous `a` and from `a.t()` into a contiguous output (`--only =to`).
 //! * Layouts (binary: all; unary: `contig`, `transposed`, `step2`, `reversed`):
 //!   - `contig`: `a[R,C] op b[R,C]`, both contiguous, same dtype;
 //!   - `scalar`: `a[R,C] op s` with a CPU scalar (1.5 for floats, 3 for integers, true for bool);
@@ -350,7 +352,9 @@ struct Sweep {
     rows_since_copy: usize,
     rows: Vec<Row>,
     skipped: Vec<String>,
-    refs: HashMap<(&'static str, DType), f64>,
+    /// Reference times by (op, computation dtype, second dtype): the computation dtype twice
+    /// for ops, (source, destination) for casts.
+    refs: HashMap<(&'static str, DType, DType), f64>,
     inputs: HashMap<DType, Inputs>,
 }
 
@@ -386,7 +390,7 @@ impl Sweep {
     /// `(dtype label, output dtype, layout, bytes moved)`.
     fn time_row(
         &mut self,
-        key: (&'static str, DType),
+        key: (&'static str, DType, DType),
         call: &mut dyn FnMut(),
         once: Duration,
         reference: Option<&mut Job>,
@@ -503,7 +507,7 @@ impl Sweep {
         let compute = binary_out_dtype(op, d, bd)
             .and_then(|_| op.compute_dtype(weft::promote_types(d, bd)))
             .unwrap_or(out.dtype());
-        let key = (op.name(), compute);
+        let key = (op.name(), compute, compute);
         let known = self.refs.get(&key).copied();
         // The reference's contiguous inputs in the computation dtype (not timed).
         let (ra, rb) = if known.is_none() {
@@ -560,7 +564,7 @@ impl Sweep {
         let once = t0.elapsed();
         let bytes = (n * d.size() + n * out.dtype().size()) as f64;
         let compute = op.compute_dtype(d).unwrap_or(out.dtype());
-        let key = (op.name(), compute);
+        let key = (op.name(), compute, compute);
         let known = self.refs.get(&key).copied();
         let ra = known.is_none().then(|| ia.a.to(compute));
         let mut reference = ra.as_ref().and_then(|x| ref_unary(op, compute, x, th));
@@ -571,6 +575,69 @@ impl Sweep {
         let row = (short(d).into(), out_dtype, layout, bytes);
         self.time_row(key, &mut call, once, reference.as_mut(), row);
     }
+}
+
+impl Sweep {
+    /// `to`: every (source, destination) pair of the sweep's dtypes, `out.copy_(&a)` into a
+    /// contiguous output, from a contiguous source (`contig`) and from `a.t()` (`transposed`:
+    /// the tile path). Reference: `convert_value` in a plain loop over contiguous slices.
+    fn cast_rows(&mut self) {
+        for d in DTYPES {
+            if !self.wanted_dtype(d) {
+                continue;
+            }
+            for to in DTYPES {
+                for layout in ["contig", "transposed"] {
+                    if to != d && self.wanted_layout(layout) {
+                        self.inputs(d);
+                        self.cast_row(d, to, layout);
+                    }
+                }
+            }
+        }
+    }
+
+    fn cast_row(&mut self, d: DType, to: DType, layout: &'static str) {
+        let (n, th, side) = (self.n, self.o.threads, self.side);
+        let src = self.inputs[&d].a.share();
+        let a = match layout {
+            "contig" => src.share(),
+            _ => src.t(),
+        };
+        let mut out = DynTensor::zeros(to, &[side, side]).expect("output");
+        let t0 = Instant::now();
+        out.copy_(&a);
+        let once = t0.elapsed();
+        let key = ("to", d, to);
+        let mut reference = (!self.refs.contains_key(&key)).then(|| cast_ref(&src, to, th));
+        let mut call = || out.copy_(&a);
+        let label = format!("{}->{}", short(d), short(to));
+        let bytes = (n * (d.size() + to.size())) as f64;
+        self.time_row(
+            key,
+            &mut call,
+            once,
+            reference.as_mut(),
+            (label, to, layout, bytes),
+        );
+    }
+}
+
+/// The scalar reference of a cast: `convert_value` over a contiguous slice.
+fn cast_ref<'a>(a: &'a DynTensor, to: DType, th: usize) -> Job<'a> {
+    weft::with_dtype!(a.dtype(), S => weft::with_dtype!(to, D => {
+        let x = slice::<S>(a);
+        let mut out = vec![<D as weft::Element>::ZERO; x.len()];
+        Box::new(move || {
+            par_for(th, &mut out, |s, o| {
+                let n = o.len();
+                for (v, &p) in o.iter_mut().zip(&x[s..s + n]) {
+                    *v = weft::convert_value::<S, D>(p);
+                }
+            });
+            black_box(&out);
+        }) as Job<'a>
+    }))
 }
 
 fn print_header(o: &Opts, n: usize, copy_ns_per_byte: f64) {
@@ -668,6 +735,9 @@ fn run(o: Opts) {
         if wanted(op.name(), &s.o.only) {
             s.unary_rows(op);
         }
+    }
+    if wanted("to", &s.o.only) {
+        s.cast_rows();
     }
     let mut by_copy: Vec<&Row> = s.rows.iter().collect();
     by_copy.sort_by(|x, y| {

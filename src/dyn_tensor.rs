@@ -27,6 +27,15 @@ macro_rules! __dispatch {
     };
 }
 
+/// A second handle to `t` as a `DynTensor`, for code generic over [`Element`] (every element
+/// type has its variant; `None` would mean the dtype list and the type disagree).
+pub(crate) fn share_as_dyn<T: Element>(t: &Tensor<T>) -> Option<DynTensor> {
+    crate::with_dtype!(T::DTYPE, U => {
+        let any: &dyn core::any::Any = t;
+        any.downcast_ref::<Tensor<U>>().map(|u| U::wrap(u.share()))
+    })
+}
+
 /// Conversion between a typed tensor and the matching `DynTensor` variant.
 pub trait DynElement: Element {
     fn wrap(t: Tensor<Self>) -> DynTensor;

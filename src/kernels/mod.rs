@@ -15,6 +15,7 @@
 use crate::dtype::DType;
 use crate::element::{Element, convert_value};
 use crate::functors::Functor;
+use crate::iter::{LoopCost, TensorIterator};
 
 /// Elements per block on the casting path: 256 x 8 bytes x 4 operands = 8 KiB of stack.
 pub const BLOCK: usize = 256;
@@ -719,85 +720,116 @@ where
     }
 }
 
-/// Side of a tile (elements) on the transposed path of [`blocked_2d`].
+/// Runs the elementwise kernel `k` (see [`unary`]/[`binary`]/[`ternary`]) over every element
+/// of `iter` through [`walk_2d`]: the one walk every elementwise op takes, so transposed
+/// operands get the tile path and small inner extents the replicated one, whatever the op
+/// (arithmetic, casts, `copy_`, `contiguous()`, users' functors). `k` may use a prefix of the
+/// iterator's operands (a folded one-element operand stays in the iterator). Iterators of more
+/// than [`MAX_WALK_OPERANDS`] operands take the plain row walk.
+pub fn run_blocked<K: InnerLoop>(iter: &TensorIterator, cost: LoopCost, k: K) {
+    let nt = iter.ntensors();
+    if !(2..=MAX_WALK_OPERANDS).contains(&nt) {
+        return iter.for_each(cost, k);
+    }
+    let mut sizes = [0usize; MAX_WALK_OPERANDS];
+    for (i, s) in sizes.iter_mut().enumerate().take(nt) {
+        *s = iter.dtype(i).size();
+    }
+    iter.for_each_2d(cost, |p: &[*mut u8], s: &[isize], n0, n1| {
+        walk_2d(&k, &sizes[..nt], p, s, n0, n1)
+    });
+}
+
+/// Operands (outputs first) that [`walk_2d`] handles: an output and up to three inputs.
+pub const MAX_WALK_OPERANDS: usize = 4;
+/// Side of a tile (elements) on the transposed path of [`walk_2d`].
 pub const TILE: usize = 64;
-/// Inner extents up to this take the replicated-period path of [`blocked_2d`].
+/// Inner extents up to this take the replicated-period path of [`walk_2d`].
 pub const SMALL_INNER: usize = 16;
 /// Elements of one replicated period buffer (a multiple of the inner extent is used).
 const PERIOD_ELEMS: usize = 512;
 
-/// Turns a 1-D inner loop `k` (any dtypes, see [`unary`]/[`binary`]/[`ternary`]) into a 2-D
-/// one for [`crate::TensorIterator::for_each_2d`]: `(ptrs, strides, n0, n1)` with `strides`
-/// holding every operand's inner byte stride, then every operand's outer byte stride.
-/// `sizes[i]` is operand `i`'s element size in bytes (outputs first). Two layouts get a
-/// better walk than row by row:
+/// A 1-D inner loop behind a pointer: the walks below are compiled once, not per kernel (the
+/// kernel is called once per row of at least a tile's or a period buffer's elements).
+type Kernel<'a> = &'a (dyn Fn(&[*mut u8], &[isize], usize) + Sync + Send);
+
+/// Runs a 1-D inner loop `k` over a 2-D block of [`crate::TensorIterator::for_each_2d`]:
+/// `(ptrs, strides, n0, n1)` with `strides` holding every operand's inner byte stride, then
+/// every operand's outer byte stride. `sizes[i]` is operand `i`'s element size in bytes
+/// (outputs first; at most [`MAX_WALK_OPERANDS`]). Two layouts get a better walk than row by
+/// row:
 ///
 /// * **transposed** (an input whose inner stride cannot be made unit but whose outer stride
-///   is: `a.t() + b`): the block is walked in `TILE x TILE` tiles, so the lines of the
-///   transposed operand that a tile touches stay in L1 while it is consumed;
+///   is: `a.t() + b`, `out.copy_(&a.t())`): the block is walked in `TILE x TILE` tiles, so the
+///   lines of the transposed operand that a tile touches stay in L1 while it is consumed;
 /// * **small inner extent** (`[N,3] + [3]`: `n0 <= SMALL_INNER`, after coalescing): every
 ///   operand is either dense across the whole block (outer stride = n0 x inner) or periodic
 ///   (outer stride 0, inner unit); the periodic ones are replicated into an L1 buffer of a few
 ///   hundred elements, and `k` runs over long flat runs instead of runs of 3.
-pub fn blocked_2d<K: InnerLoop, const NT: usize>(
-    k: K,
-    sizes: [usize; NT],
-) -> impl Fn(&[*mut u8], &[isize], usize, usize) + Sync + Send {
-    move |ptrs: &[*mut u8], strides: &[isize], n0: usize, n1: usize| {
-        let (inner, outer) = (&strides[..NT], &strides[NT..2 * NT]);
-        if n1 <= 1 {
-            k(ptrs, inner, n0);
+pub fn walk_2d(
+    k: Kernel,
+    sizes: &[usize],
+    ptrs: &[*mut u8],
+    strides: &[isize],
+    n0: usize,
+    n1: usize,
+) {
+    let nt = sizes.len();
+    let (inner, outer) = (&strides[..nt], &strides[nt..2 * nt]);
+    if n1 <= 1 {
+        k(ptrs, inner, n0);
+        return;
+    }
+    let es = |i: usize| sizes[i] as isize;
+    let unit = |i: usize| inner[i] == es(i);
+    // Small inner extent with a dense output over the block.
+    if n0 <= SMALL_INNER && unit(0) && outer[0] == n0 as isize * es(0) {
+        let flat = |i: usize| unit(i) && outer[i] == n0 as isize * es(i);
+        let periodic = |i: usize| unit(i) && outer[i] == 0;
+        let scalar = |i: usize| inner[i] == 0 && outer[i] == 0;
+        if (1..nt).all(|i| flat(i) || periodic(i) || scalar(i)) && (1..nt).any(periodic) {
+            small_inner(k, ptrs, inner, n0, n1, sizes, &periodic);
             return;
         }
-        let es = |i: usize| sizes[i] as isize;
-        let unit = |i: usize| inner[i] == es(i);
-        // Small inner extent with a dense output over the block.
-        if n0 <= SMALL_INNER && unit(0) && outer[0] == n0 as isize * es(0) {
-            let flat = |i: usize| unit(i) && outer[i] == n0 as isize * es(i);
-            let periodic = |i: usize| unit(i) && outer[i] == 0;
-            let scalar = |i: usize| inner[i] == 0 && outer[i] == 0;
-            if (1..NT).all(|i| flat(i) || periodic(i) || scalar(i)) && (1..NT).any(periodic) {
-                small_inner(&k, ptrs, inner, n0, n1, &sizes, &periodic);
-                return;
-            }
-        }
-        // Transposed: the output is walked unit-stride, some input is unit-stride across rows
-        // (and not stride 0 along them: that is a column broadcast, one value per row, which
-        // the row loop keeps in a register).
-        let transposed = |i: usize| !unit(i) && inner[i] != 0 && outer[i] == es(i);
-        if n0 >= TILE && n1 >= TILE && unit(0) && (1..NT).any(transposed) {
-            transposed_tiles(&k, ptrs, inner, outer, n0, n1, &sizes);
-            return;
-        }
-        let mut p = [core::ptr::null_mut::<u8>(); NT];
-        p.copy_from_slice(&ptrs[..NT]);
-        for _ in 0..n1 {
-            k(&p, inner, n0);
-            for (q, s) in p.iter_mut().zip(outer) {
-                *q = q.wrapping_offset(*s);
-            }
+    }
+    // Transposed: the output is walked unit-stride, some input is unit-stride across rows
+    // (and not stride 0 along them: that is a column broadcast, one value per row, which
+    // the row loop keeps in a register).
+    let transposed = |i: usize| !unit(i) && inner[i] != 0 && outer[i] == es(i);
+    if n0 >= TILE && n1 >= TILE && unit(0) && (1..nt).any(transposed) {
+        transposed_tiles(k, ptrs, inner, outer, n0, n1, sizes);
+        return;
+    }
+    let mut p = [core::ptr::null_mut::<u8>(); MAX_WALK_OPERANDS];
+    let p = &mut p[..nt];
+    p.copy_from_slice(&ptrs[..nt]);
+    for _ in 0..n1 {
+        k(p, inner, n0);
+        for (q, s) in p.iter_mut().zip(outer) {
+            *q = q.wrapping_offset(*s);
         }
     }
 }
 
-/// The replicated-period walk of [`blocked_2d`]: the block is `n0 * n1` dense output elements;
+/// The replicated-period walk of [`walk_2d`]: the block is `n0 * n1` dense output elements;
 /// periodic inputs (period `n0`) are copied `PERIOD_ELEMS / n0` times into a stack buffer.
-fn small_inner<K: InnerLoop, const NT: usize>(
-    k: &K,
+fn small_inner(
+    k: Kernel,
     ptrs: &[*mut u8],
     inner: &[isize],
     n0: usize,
     n1: usize,
-    sizes: &[usize; NT],
+    sizes: &[usize],
     periodic: &dyn Fn(usize) -> bool,
 ) {
+    let nt = sizes.len();
     let reps = PERIOD_ELEMS / n0;
     let run = reps * n0;
     // 8-byte aligned storage for up to PERIOD_ELEMS elements of up to 8 bytes, per operand.
-    let mut bufs = [[0u64; PERIOD_ELEMS]; NT];
-    let mut p = [core::ptr::null_mut::<u8>(); NT];
-    let mut st = [0isize; NT];
-    for i in 0..NT {
+    let mut bufs = [[0u64; PERIOD_ELEMS]; MAX_WALK_OPERANDS];
+    let mut p = [core::ptr::null_mut::<u8>(); MAX_WALK_OPERANDS];
+    let mut st = [0isize; MAX_WALK_OPERANDS];
+    for i in 0..nt {
         st[i] = inner[i];
         p[i] = ptrs[i];
         if i > 0 && periodic(i) {
@@ -816,12 +848,12 @@ fn small_inner<K: InnerLoop, const NT: usize>(
     while done < total {
         let m = run.min(total - done);
         let mut q = p;
-        for i in 0..NT {
+        for i in 0..nt {
             if i == 0 || !(periodic(i) || inner[i] == 0) {
                 q[i] = ptrs[i].wrapping_offset(done as isize * sizes[i] as isize);
             }
         }
-        k(&q, &st, m);
+        k(&q[..nt], &st[..nt], m);
         done += m;
     }
 }
@@ -875,28 +907,29 @@ unsafe fn gather_tile(
     }
 }
 
-/// The transposed walk of [`blocked_2d`]: `TILE x TILE` tiles; each transposed input (outer
+/// The transposed walk of [`walk_2d`]: `TILE x TILE` tiles; each transposed input (outer
 /// stride = its element size) is first gathered into an L1 buffer in the output's order, then
 /// `k` runs over the tile's rows with every operand at its own unit (or original) stride.
-fn transposed_tiles<K: InnerLoop, const NT: usize>(
-    k: &K,
+fn transposed_tiles(
+    k: Kernel,
     ptrs: &[*mut u8],
     inner: &[isize],
     outer: &[isize],
     n0: usize,
     n1: usize,
-    sizes: &[usize; NT],
+    sizes: &[usize],
 ) {
+    let nt = sizes.len();
     let gathered =
         |i: usize| i > 0 && inner[i] != sizes[i] as isize && outer[i] == sizes[i] as isize;
-    let count = (1..NT).filter(|&i| gathered(i)).count();
+    let count = (1..nt).filter(|&i| gathered(i)).count();
     // One 8-byte-aligned buffer of TILE x TILE elements (up to 8 bytes) per gathered input.
     let mut buf = vec![0u64; count * TILE * TILE];
     let base = buf.as_mut_ptr() as *mut u8;
-    let mut slot = [usize::MAX; NT];
-    let mut st = [0isize; NT];
+    let mut slot = [usize::MAX; MAX_WALK_OPERANDS];
+    let mut st = [0isize; MAX_WALK_OPERANDS];
     let mut next = 0;
-    for i in 0..NT {
+    for i in 0..nt {
         st[i] = inner[i];
         if gathered(i) {
             slot[i] = next;
@@ -904,7 +937,7 @@ fn transposed_tiles<K: InnerLoop, const NT: usize>(
             st[i] = sizes[i] as isize;
         }
     }
-    let mut p = [core::ptr::null_mut::<u8>(); NT];
+    let mut p = [core::ptr::null_mut::<u8>(); MAX_WALK_OPERANDS];
     for j0 in (0..n1).step_by(TILE) {
         let jn = TILE.min(n1 - j0);
         for i0 in (0..n0).step_by(TILE) {
@@ -915,7 +948,7 @@ fn transposed_tiles<K: InnerLoop, const NT: usize>(
             let i1 = i0 + TILE;
             if i1 < n0 {
                 let mn = TILE.min(n0 - i1);
-                for i in 0..NT {
+                for i in 0..nt {
                     let e = sizes[i];
                     let (lines, len, step) = if slot[i] != usize::MAX {
                         (mn, jn * e, inner[i])
@@ -932,7 +965,7 @@ fn transposed_tiles<K: InnerLoop, const NT: usize>(
                     }
                 }
             }
-            for i in 0..NT {
+            for i in 0..nt {
                 if slot[i] != usize::MAX {
                     let dst = base.wrapping_add(slot[i] * TILE * TILE * 8);
                     let src =
@@ -943,7 +976,7 @@ fn transposed_tiles<K: InnerLoop, const NT: usize>(
                 }
             }
             for j in 0..jn {
-                for (i, q) in p.iter_mut().enumerate() {
+                for (i, q) in p[..nt].iter_mut().enumerate() {
                     *q = if slot[i] != usize::MAX {
                         base.wrapping_add(slot[i] * TILE * TILE * 8 + j * TILE * sizes[i])
                     } else {
@@ -951,7 +984,7 @@ fn transposed_tiles<K: InnerLoop, const NT: usize>(
                             .wrapping_offset((j0 + j) as isize * outer[i] + i0 as isize * inner[i])
                     };
                 }
-                k(&p, &st, m);
+                k(&p[..nt], &st[..nt], m);
             }
         }
     }

@@ -54,9 +54,11 @@ impl BinaryRunner<'_> {
     /// pointer/stride).
     fn each(&self, k: impl kernels::InnerLoop) {
         match self.exec {
-            Exec::Iter(it) => it.for_each(self.cost, move |p: &[*mut u8], s: &[isize], n| {
-                k(&p[..2], &s[..2], n)
-            }),
+            Exec::Iter(it) => {
+                kernels::run_blocked(it, self.cost, move |p: &[*mut u8], s: &[isize], n| {
+                    k(&p[..2], &s[..2], n)
+                })
+            }
             Exec::Direct { ptrs, dtype, n } => {
                 let e = dtype.size() as isize;
                 k(&ptrs, &[e, e, e], n)
@@ -75,11 +77,7 @@ impl BinaryRunner<'_> {
                 let (d0, d1, d2) = (self.dtype(0), self.dtype(1), self.dtype(2));
                 let k = kernels::binary::<C, C, F>(f, d0, d1, d2);
                 match self.exec {
-                    Exec::Iter(it) => {
-                        // 2-D blocks: tiles for transposed inputs, flat runs for tiny inner dims.
-                        let sizes = [d0.size(), d1.size(), d2.size()];
-                        it.for_each_2d(self.cost, kernels::blocked_2d(k, sizes));
-                    }
+                    Exec::Iter(it) => kernels::run_blocked(it, self.cost, k),
                     Exec::Direct { ptrs, dtype, n } => {
                         let e = dtype.size() as isize;
                         k(&ptrs, &[e, e, e], n)

@@ -129,7 +129,8 @@ impl<A: Element> KernelArgs for (A,) {
         F: Functor<(A,)>,
         F::Output: Element,
     {
-        iter.for_each(
+        kernels::run_blocked(
+            iter,
             cost,
             kernels::unary::<A, F>(f, iter.dtype(0), iter.dtype(1)),
         );
@@ -147,7 +148,7 @@ impl<A: Element, B: Element> KernelArgs for (A, B) {
         F::Output: Element,
     {
         let d = |i| iter.dtype(i);
-        iter.for_each(cost, kernels::binary::<A, B, F>(f, d(0), d(1), d(2)));
+        kernels::run_blocked(iter, cost, kernels::binary::<A, B, F>(f, d(0), d(1), d(2)));
     }
 }
 
@@ -162,7 +163,8 @@ impl<A: Element, B: Element, C: Element> KernelArgs for (A, B, C) {
         F::Output: Element,
     {
         let d = |i| iter.dtype(i);
-        iter.for_each(
+        kernels::run_blocked(
+            iter,
             cost,
             kernels::ternary::<A, B, C, F>(f, [d(0), d(1), d(2), d(3)]),
         );

@@ -118,9 +118,9 @@ pub fn clamp(
         let d = |i: usize| iter.dtype(i);
         match (lo_t, hi_t) {
             (false, false) => run_unary::<C, _>(&iter, cost, f::Clamp::new(lo, hi))?,
-            (true, false) => iter.for_each(cost, kernels::binary::<C, C, _>(ClampTensor { tensor_is_min: true, other: hi }, d(0), d(1), d(2))),
-            (false, true) => iter.for_each(cost, kernels::binary::<C, C, _>(ClampTensor { tensor_is_min: false, other: lo }, d(0), d(1), d(2))),
-            (true, true) => iter.for_each(cost, kernels::ternary::<C, C, C, _>(ClampBoth, [d(0), d(1), d(2), d(3)])),
+            (true, false) => kernels::run_blocked(&iter, cost, kernels::binary::<C, C, _>(ClampTensor { tensor_is_min: true, other: hi }, d(0), d(1), d(2))),
+            (false, true) => kernels::run_blocked(&iter, cost, kernels::binary::<C, C, _>(ClampTensor { tensor_is_min: false, other: lo }, d(0), d(1), d(2))),
+            (true, true) => kernels::run_blocked(&iter, cost, kernels::ternary::<C, C, C, _>(ClampBoth, [d(0), d(1), d(2), d(3)])),
         }
     }, _ => return Err(unsupported(OP, x.dtype())));
     Ok(finish(&mut iter, out))
@@ -245,8 +245,7 @@ pub fn where_(
     let (ta, tb) = (pick(a), pick(b));
     let mut iter = iter_with_dtype(OP, dtype, &[cond, &ta, &tb], out)?;
     let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
-    let sizes = d.map(DType::size);
-    dispatch_dtypes!(dtype, all, C => iter.for_each_2d(LoopCost::Cheap, kernels::blocked_2d(kernels::ternary::<bool, C, C, _>(f::Where, d), sizes)), _ => unreachable!());
+    dispatch_dtypes!(dtype, all, C => kernels::run_blocked(&iter, LoopCost::Cheap, kernels::ternary::<bool, C, C, _>(f::Where, d)), _ => unreachable!());
     Ok(finish(&mut iter, out))
 }
 
@@ -276,7 +275,7 @@ pub fn masked_fill(
     let dtype = x.dtype();
     plan::masked_fill_check(mask.dtype(), v, dtype)?;
     let mut iter = iter_with_dtype(OP, dtype, &[x, mask], out)?;
-    dispatch_dtypes!(dtype, all, C => iter.for_each(LoopCost::Cheap,
+    dispatch_dtypes!(dtype, all, C => kernels::run_blocked(&iter, LoopCost::Cheap,
         kernels::binary::<C, bool, _>(f::MaskedFill { value: v.to::<C>() }, iter.dtype(0), iter.dtype(1), iter.dtype(2))),
         _ => unreachable!());
     Ok(finish(&mut iter, out))
@@ -300,7 +299,7 @@ pub fn lerp(
         Operand::Scalar(w) => {
             let mut iter = iter_with_dtype(OP, dtype, &[a, b], out)?;
             let wf = w.to_f64();
-            dispatch_dtypes!(dtype, float, C => iter.for_each(LoopCost::Cheap,
+            dispatch_dtypes!(dtype, float, C => kernels::run_blocked(&iter, LoopCost::Cheap,
                 kernels::binary::<C, C, _>(f::LerpScalar { weight: wf }, iter.dtype(0), iter.dtype(1), iter.dtype(2))),
                 _ => unreachable!());
             Ok(finish(&mut iter, out))
@@ -308,7 +307,7 @@ pub fn lerp(
         Operand::Tensor(w) => {
             let mut iter = iter_with_dtype(OP, dtype, &[a, b, w], out)?;
             let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
-            dispatch_dtypes!(dtype, float, C => iter.for_each(LoopCost::Cheap, kernels::ternary::<C, C, C, _>(f::Lerp, d)), _ => unreachable!());
+            dispatch_dtypes!(dtype, float, C => kernels::run_blocked(&iter, LoopCost::Cheap, kernels::ternary::<C, C, C, _>(f::Lerp, d)), _ => unreachable!());
             Ok(finish(&mut iter, out))
         }
     }
@@ -333,19 +332,23 @@ pub fn addcmul(
     let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
     let v32 = value.to::<f32>();
     match dtype {
-        DType::F16 => iter.for_each(
+        DType::F16 => kernels::run_blocked(
+            &iter,
             LoopCost::Cheap,
             kernels::ternary::<half::f16, half::f16, half::f16, _>(f::Addcmul { value: v32 }, d),
         ),
-        DType::BF16 => iter.for_each(
+        DType::BF16 => kernels::run_blocked(
+            &iter,
             LoopCost::Cheap,
             kernels::ternary::<half::bf16, half::bf16, half::bf16, _>(f::Addcmul { value: v32 }, d),
         ),
-        DType::F32 => iter.for_each(
+        DType::F32 => kernels::run_blocked(
+            &iter,
             LoopCost::Cheap,
             kernels::ternary::<f32, f32, f32, _>(f::Addcmul { value: v32 }, d),
         ),
-        DType::F64 => iter.for_each(
+        DType::F64 => kernels::run_blocked(
+            &iter,
             LoopCost::Cheap,
             kernels::ternary::<f64, f64, f64, _>(
                 f::Addcmul {
@@ -355,7 +358,7 @@ pub fn addcmul(
             ),
         ),
         _ => {
-            dispatch_dtypes!(dtype, int, C => iter.for_each(LoopCost::Cheap, kernels::ternary::<C, C, C, _>(f::Addcmul { value: value.to::<C>() }, d)), _ => unreachable!())
+            dispatch_dtypes!(dtype, int, C => kernels::run_blocked(&iter, LoopCost::Cheap, kernels::ternary::<C, C, C, _>(f::Addcmul { value: value.to::<C>() }, d)), _ => unreachable!())
         }
     }
     Ok(finish(&mut iter, out))
@@ -369,14 +372,15 @@ fn run_cast(iter: &TensorIterator) {
         // to f32 exactly and are rounded from f32), so the kernels' f32 blocks give the same
         // values, with the F16C block conversions instead of a per-element software one. (bf16
         // converts by bit shifts that vectorize in place: no block needed.)
-        iter.for_each(
+        kernels::run_blocked(
+            iter,
             LoopCost::Cheap,
             kernels::unary::<f32, f::Cast<f32>>(f::Cast::new(), dd, sd),
         );
         return;
     }
     crate::with_dtype!(sd, S => crate::with_dtype!(dd, D => {
-        iter.for_each(LoopCost::Cheap, kernels::unary::<S, f::Cast<D>>(f::Cast::new(), dd, sd))
+        kernels::run_blocked(iter, LoopCost::Cheap, kernels::unary::<S, f::Cast<D>>(f::Cast::new(), dd, sd))
     }))
 }
 
@@ -393,8 +397,13 @@ pub fn to_dtype(x: &DynTensor, dtype: DType) -> Result<DynTensor> {
 /// `dst.copy_(src)`: writes `src` (broadcast to `dst`'s shape, converted to its dtype) into
 /// `dst`, which may be any view. Partial overlap between the two is an error.
 pub fn copy_into(dst: &DynTensor, src: &DynTensor) -> Result<()> {
+    copy_named("copy_", dst, src)
+}
+
+/// [`copy_into`] under the name of the op that asked for it (`contiguous`, `clone`, ...).
+pub(crate) fn copy_named(name: &'static str, dst: &DynTensor, src: &DynTensor) -> Result<()> {
     let iter = IterConfig::new()
-        .name("copy_")
+        .name(name)
         // The destination takes part in the shape: `src` broadcasts to it (PyTorch's copy_).
         .resize_outputs(false)
         .check_mem_overlap(true)

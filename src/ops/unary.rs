@@ -16,7 +16,8 @@ where
     F: Functor<(C,)>,
     F::Output: Element,
 {
-    iter.for_each(
+    kernels::run_blocked(
+        iter,
         cost,
         kernels::unary::<C, F>(f, iter.dtype(0), iter.dtype(1)),
     );

@@ -13,6 +13,7 @@ pub use shape_arg::{ShapeArg, ShapeInt};
 pub use views::compute_stride;
 pub(crate) use views::wrap_dim;
 
+use crate::dyn_tensor::share_as_dyn;
 use crate::element::Element;
 use crate::error::OrPanic;
 use crate::error::{Error, Result};
@@ -213,8 +214,9 @@ impl<T: Element> Tensor<T> {
 
     /// A fresh storage holding this tensor's elements. A dense layout is copied as one block
     /// from `offset` when `keep_dense_strides` (the copy keeps the strides) or when it is
-    /// row-major already; anything else is gathered in row-major order into a contiguous
-    /// tensor. One copy, no intermediate `Vec`.
+    /// row-major already; anything else is copied into a contiguous tensor by the iterator
+    /// (`copy_`: tiles for transposed views, parallel when large). One copy, no intermediate
+    /// `Vec`.
     pub(crate) fn copy_elements(
         &self,
         op: &'static str,
@@ -222,49 +224,37 @@ impl<T: Element> Tensor<T> {
     ) -> Result<Tensor<T>> {
         let n = self.numel();
         let storage = Storage::try_zeroed(n)?;
-        let dst = storage.as_mut_ptr();
-        let _read = self.storage.borrow(op, false)?;
         let block = n > 0
             && (self.is_contiguous()
                 || (keep_dense_strides && crate::iter::is_non_overlapping_and_dense(&self.layout)));
-        let layout = if block {
-            // SAFETY: a dense layout with non-negative strides covers exactly the n elements
-            // from `offset` (inside the storage: checked at construction), read under a shared
-            // borrow; the destination is fresh, n long, not shared yet.
-            unsafe {
-                std::ptr::copy_nonoverlapping(self.storage.as_ptr().add(self.layout.offset), dst, n)
+        if !block {
+            let out = Tensor {
+                storage,
+                layout: Layout::contiguous(self.shape()),
             };
-            let mut layout = self.layout.clone();
-            layout.offset = 0;
-            layout
-        } else {
-            let mut i = 0;
-            self.walk_row_major(|v| {
-                // SAFETY: `walk_row_major` calls this exactly n times; `dst` is fresh, n long.
-                unsafe { dst.add(i).write(v) };
-                i += 1;
-            });
-            Layout::contiguous(self.shape())
-        };
-        Ok(Tensor { storage, layout })
-    }
-
-    /// Calls `f` on every element in row-major order. The caller holds a shared borrow.
-    fn walk_row_major(&self, mut f: impl FnMut(T)) {
-        let base = self.storage.as_ptr();
-        let mut coord = vec![0usize; self.ndim()];
-        for _ in 0..self.numel() {
-            // SAFETY: coord is in bounds, the layout fits the storage, and the caller's shared
-            // borrow excludes writers.
-            f(unsafe { *base.offset(self.layout.index_of(&coord)) });
-            for d in (0..coord.len()).rev() {
-                coord[d] += 1;
-                if coord[d] < self.layout.shape[d] {
-                    break;
-                }
-                coord[d] = 0;
-            }
+            let (Some(dst), Some(src)) = (share_as_dyn(&out), share_as_dyn(self)) else {
+                return Err(Error::InvalidArgument {
+                    op,
+                    reason: "internal: the element type is not in the dtype list".into(),
+                });
+            };
+            crate::ops::special::copy_named(op, &dst, &src)?;
+            return Ok(out);
         }
+        let _read = self.storage.borrow(op, false)?;
+        // SAFETY: a dense layout with non-negative strides covers exactly the n elements from
+        // `offset` (inside the storage: checked at construction), read under a shared borrow;
+        // the destination is fresh, n long, not shared yet.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                self.storage.as_ptr().add(self.layout.offset),
+                storage.as_mut_ptr(),
+                n,
+            )
+        };
+        let mut layout = self.layout.clone();
+        layout.offset = 0;
+        Ok(Tensor { storage, layout })
     }
 
     /// Whether this handle is the only one to its storage (then ops may reuse the buffer).
@@ -351,6 +341,10 @@ impl<T: Element> Tensor<T> {
     /// All elements in logical (row-major) order; `Err` when the vector cannot be allocated
     /// or another thread is writing the storage.
     pub fn try_to_vec(&self) -> Result<Vec<T>> {
+        if !self.is_contiguous() {
+            // Gathered by the iterator (tiles, threads), then one block copy.
+            return self.copy_elements("to_vec", false)?.try_to_vec();
+        }
         let n = self.numel();
         let mut out = Vec::new();
         out.try_reserve_exact(n)
@@ -358,18 +352,15 @@ impl<T: Element> Tensor<T> {
                 bytes: n as u128 * size_of::<T>() as u128,
             })?;
         let _read = self.storage.borrow("to_vec", false)?;
-        let base = self.storage.as_ptr();
         // n > 0: an empty layout may carry any offset (it reaches no element), so `base +
         // offset` is only in bounds for a non-empty one.
-        if n > 0 && self.is_contiguous() {
+        if n > 0 {
             // SAFETY: a non-empty contiguous view of n elements starting at offset, inside the
             // storage (checked at construction); no writer while the shared borrow is held.
             out.extend_from_slice(unsafe {
-                std::slice::from_raw_parts(base.add(self.layout.offset), n)
+                std::slice::from_raw_parts(self.storage.as_ptr().add(self.layout.offset), n)
             });
-            return Ok(out);
         }
-        self.walk_row_major(|v| out.push(v));
         Ok(out)
     }
 
