@@ -894,14 +894,14 @@ fn cast_loads_follow_convert_value() {
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
+use weft::device::elementwise_plan::{self, DeviceOperand};
 use weft::device::kernel_list::{KERNEL_NAMES, kernel_suffix};
 use weft::device::layout::{
     Outlined, StridedLayout, binary_strided, ternary_strided, unary_strided,
 };
 use weft::functors::{self as fx, BinaryOp, GeluApproximate, UnaryOp};
 use weft::ops::Operand;
-use weft::ops::plan::{self, BinaryPath, OperandInfo};
-use weft::{DynTensor, OperandKind, Scalar};
+use weft::{DynTensor, Scalar};
 
 type ContigFn = unsafe fn(u64, u64, u64, *const u8, *mut u8, &[*const u8]);
 type StridedFn = unsafe fn(u64, u64, &StridedLayout, *const u8, *mut u8, &[*const u8]);
@@ -1048,25 +1048,19 @@ fn bcast_shape(shapes: &[&[usize]]) -> Vec<usize> {
     out
 }
 
-/// `CudaContext::launch` on the host: kernel `{op}_{kt}` with functor value `f`, output dtype
-/// `types[0]`, kernel input types `types[1..]`. Runs `_c` when the device would (same dtypes,
-/// dense, aligned), and `_s` with the host's layout and with a forced 64-bit one, each over every
-/// thread of several grids; every result must equal `want` byte for byte.
-fn emu_launch<F: Copy>(
-    op: &str,
-    kt: DType,
-    f: F,
-    types: &[DType],
-    inputs: &[&DynTensor],
-    also: Option<&[usize]>,
-    want: &DynTensor,
-) {
-    emu_launch_to(op, kt, f, types, types[0], inputs, also, want)
+/// The device result `got` equals the CPU's `want`: shape, dtype and bytes.
+fn assert_same(what: &str, got: &DynTensor, want: &DynTensor) {
+    assert_eq!(got.shape(), want.shape(), "{what}: shape");
+    assert_eq!(got.dtype(), want.dtype(), "{what}: dtype");
+    assert!(tensor_bytes(got) == tensor_bytes(want), "{what}: values");
 }
 
-/// `CudaContext::launch_to`: the output has dtype `out_dtype` (a cast by the `copy` kernels).
+/// Kernel `{op}_{kt}` with functor value `f`, output dtype `out_dtype`, kernel input types
+/// `types[1..]`, run on the host: `_c` when the device would (same dtypes, dense, aligned),
+/// and `_s` with the host's layout and with a forced 64-bit one, each over every thread of
+/// several grids. Every run must give the same bytes; the output is returned.
 #[allow(clippy::too_many_arguments)]
-fn emu_launch_to<F: Copy>(
+fn emu_run<F: Copy>(
     op: &str,
     kt: DType,
     f: F,
@@ -1074,8 +1068,7 @@ fn emu_launch_to<F: Copy>(
     out_dtype: DType,
     inputs: &[&DynTensor],
     also: Option<&[usize]>,
-    want: &DynTensor,
-) {
+) -> DynTensor {
     let name = format!("{op}_{}", kernel_suffix(kt));
     let k = KERNELS
         .get(&name)
@@ -1086,13 +1079,11 @@ fn emu_launch_to<F: Copy>(
         shapes.push(s);
     }
     let shape = bcast_shape(&shapes);
-    assert_eq!(want.shape(), shape.as_slice(), "{name}: shape");
-    assert_eq!(want.dtype(), out_dtype, "{name}: dtype");
+    let fresh = || DynTensor::zeros(out_dtype, &shape).unwrap();
     let numel: usize = shape.iter().product();
     if numel == 0 {
-        return;
+        return fresh();
     }
-    let want_bytes = tensor_bytes(want);
     let ctx = |what: &str| {
         format!(
             "{name} {what}: inputs {:?}",
@@ -1120,7 +1111,7 @@ fn emu_launch_to<F: Copy>(
             })
             .collect()
     };
-    let out_strides = byte_strides(&DynTensor::zeros(out_dtype, &shape).unwrap());
+    let out_strides = byte_strides(&fresh());
     let mut strides = vec![out_strides];
     strides.extend(inputs.iter().map(|t| byte_strides(t)));
     let refs: Vec<&[isize]> = strides.iter().map(|s| s.as_slice()).collect();
@@ -1131,8 +1122,36 @@ fn emu_launch_to<F: Copy>(
         .map(|t| t.data_ptr_bytes() as *const u8)
         .collect();
     let fp = (&f as *const F).cast::<u8>();
-    let fresh = || DynTensor::zeros(out_dtype, &shape).unwrap();
 
+    // The strided kernel with the host's layout over the first grid is the result; every other
+    // path and grid must agree with it.
+    let host = StridedLayout::new(&shape, &refs, &dtypes).unwrap();
+    let mut layouts = vec![host];
+    if !host.is_wide() {
+        layouts.push(StridedLayout {
+            l32: Layout32::empty(),
+            l64: Layout64::new(&shape, &refs, &dtypes).unwrap(),
+            wide: 1,
+        });
+    }
+    let mut result: Option<(DynTensor, Vec<u8>)> = None;
+    let mut check = |out: DynTensor, what: String| match &result {
+        None => {
+            let bytes = tensor_bytes(&out);
+            result = Some((out, bytes));
+        }
+        Some((_, want)) => assert!(tensor_bytes(&out) == *want, "{}", ctx(&what)),
+    };
+    for l in &layouts {
+        for &nt in &GRIDS {
+            let out = fresh();
+            for tid in 0..nt {
+                // SAFETY: the layout describes the views, which lie inside their buffers.
+                unsafe { (k.strided)(tid, nt, l, fp, out.data_ptr_bytes(), &ins) };
+            }
+            check(out, format!("_s wide={} grid {nt}", l.wide));
+        }
+    }
     let same = dtypes == types;
     let dense = inputs
         .iter()
@@ -1158,36 +1177,10 @@ fn emu_launch_to<F: Copy>(
                 // SAFETY: dense buffers of numel elements of the kernel's types, aligned.
                 unsafe { (k.contig)(tid, nt, numel as u64, fp, out.data_ptr_bytes(), &ins) };
             }
-            assert!(
-                tensor_bytes(&out) == want_bytes,
-                "{}",
-                ctx(&format!("_c grid {nt}"))
-            );
+            check(out, format!("_c grid {nt}"));
         }
     }
-    let host = StridedLayout::new(&shape, &refs, &dtypes).unwrap();
-    let mut layouts = vec![host];
-    if !host.is_wide() {
-        layouts.push(StridedLayout {
-            l32: Layout32::empty(),
-            l64: Layout64::new(&shape, &refs, &dtypes).unwrap(),
-            wide: 1,
-        });
-    }
-    for l in &layouts {
-        for &nt in &GRIDS {
-            let out = fresh();
-            for tid in 0..nt {
-                // SAFETY: the layout describes the views, which lie inside their buffers.
-                unsafe { (k.strided)(tid, nt, l, fp, out.data_ptr_bytes(), &ins) };
-            }
-            assert!(
-                tensor_bytes(&out) == want_bytes,
-                "{}",
-                ctx(&format!("_s wide={} grid {nt}", l.wide))
-            );
-        }
-    }
+    result.expect("at least one launch").0
 }
 
 // ----- random views
@@ -1283,73 +1276,40 @@ fn random_loop_shape(rng: &mut Rng) -> Vec<usize> {
     (0..nd).map(|_| 1 + rng.below(6) as usize).collect()
 }
 
-fn scalar_value(s: &DynTensor) -> Scalar {
-    Scalar::from(s.to_values()[0])
-}
+// ----- the device ops' launch decisions: the real planner (`weft::device::elementwise_plan`,
+// the code `CudaTensor`'s methods run) over the emulated launcher (`Emu::launch`)
 
-fn info_of(o: Operand, rhs_value: bool) -> OperandInfo {
+/// The host backend of the elementwise device ops (its launches run every path and grid).
+const EMU: Emu = Emu { grid: 0 };
+
+fn dev(o: Operand) -> DeviceOperand<DynTensor> {
     match o {
-        Operand::Scalar(s) => OperandInfo {
-            dtype: s.dtype(),
-            kind: OperandKind::Scalar,
-            value: Some(s),
-        },
-        Operand::Tensor(t) => OperandInfo {
-            dtype: t.dtype(),
-            kind: if t.ndim() == 0 {
-                OperandKind::ZeroDim
-            } else {
-                OperandKind::Dimensioned
-            },
-            value: (rhs_value && t.numel() == 1).then(|| scalar_value(t)),
-        },
+        Operand::Tensor(t) => DeviceOperand::Tensor(t),
+        Operand::Scalar(s) => DeviceOperand::Scalar(s),
     }
 }
 
-fn scalar_tensor(s: Scalar, dtype: DType) -> DynTensor {
-    DynTensor::scalar(dtype, s)
-}
-
-// ----- the device ops' launch decisions (src/device/ops.rs), on the emulated launcher
-
-/// `op(a, b)` as `device::ops::binary` launches it; `want` is the CPU result.
-fn emu_binary(op: BinaryOp, a: &DynTensor, b: Operand, want: &DynTensor) {
-    let ai = info_of(Operand::Tensor(a), false);
-    let bi = info_of(b, true);
-    let common = plan::common_dtype(&[ai, bi]).unwrap();
-    let p = plan::binary_plan(op, &ai, &bi, common).unwrap();
-    let c = p.compute;
-    let name = op.name();
-    let shape_b = match b {
-        Operand::Tensor(t) => Some(t.shape()),
-        Operand::Scalar(_) => None,
-    };
-    match (p.path, b) {
-        (BinaryPath::ScalarOpmath(s), _) => emu_launch(
-            &format!("{name}_scalar_opmath"),
-            c,
-            fx::MulScalarOpmath { s },
-            &[p.out, c],
-            &[a],
-            shape_b,
-            want,
+/// The device result equals the CPU's (`Ok` both, same bytes) or both refuse the op.
+fn agree(what: &str, device: weft::Result<DynTensor>, cpu: weft::Result<DynTensor>) -> bool {
+    match (device, cpu) {
+        (Ok(got), Ok(want)) => {
+            assert_same(what, &got, &want);
+            true
+        }
+        (Err(_), Err(_)) => false,
+        (got, want) => panic!(
+            "{what}: device {:?}, CPU {:?}",
+            got.map(|t| t.shape().to_vec()),
+            want.map(|t| t.shape().to_vec())
         ),
-        (BinaryPath::PowScalar(s), _) => with_dtype!(c, T => emu_launch(
-            "pow_scalar", c, fx::PowScalar::<T> { exp: s.to::<T>() }, &[p.out, c], &[a], None, want)),
-        (BinaryPath::Functor, Operand::Scalar(s))
-            if matches!(
-                op,
-                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
-            ) =>
-        {
-            with_dtype!(c, T => emu_launch(&format!("{name}_scalar"), c, s.to::<T>(), &[p.out, c], &[a], None, want))
-        }
-        (_, Operand::Scalar(s)) => {
-            let y = scalar_tensor(s, c);
-            emu_launch(name, c, (), &[p.out, c, c], &[a, &y], None, want)
-        }
-        (_, Operand::Tensor(y)) => emu_launch(name, c, (), &[p.out, c, c], &[a, y], None, want),
     }
+}
+
+/// `op(a, b)` as `device::ops::binary` launches it against the CPU op; whether it ran.
+fn emu_binary(op: BinaryOp, a: &DynTensor, b: Operand) -> bool {
+    let cpu = weft::ops::binary::binary(op, Operand::Tensor(a), b, None);
+    let device = elementwise_plan::binary(&EMU, op, DeviceOperand::Tensor(a), dev(b));
+    agree(op.name(), device, cpu)
 }
 
 const ALL: [DType; DType::COUNT] = DType::ALL;
@@ -1408,12 +1368,10 @@ fn real_binary_kernels_match_cpu_ops() {
                 Operand::Scalar(s),
                 Operand::Tensor(&one),
             ] {
-                match weft::ops::binary::binary(op, Operand::Tensor(&a), b, None) {
-                    Ok(want) => {
-                        emu_binary(op, &a, b, &want);
-                        ran += 1;
-                    }
-                    Err(_) => refused += 1,
+                if emu_binary(op, &a, b) {
+                    ran += 1;
+                } else {
+                    refused += 1;
                 }
             }
         }
@@ -1431,8 +1389,7 @@ fn real_opmath_and_pow_scalar_kernels_match_cpu_ops() {
             let s = Scalar::Float((rng.below(2001) as f64 - 1000.0) / 7.0);
             for op in [BinaryOp::Mul, BinaryOp::Div, BinaryOp::FloorDivide] {
                 for b in [Operand::Scalar(s), Operand::Scalar(Scalar::Int(3))] {
-                    let want = weft::ops::binary::binary(op, Operand::Tensor(&a), b, None).unwrap();
-                    emu_binary(op, &a, b, &want);
+                    assert!(emu_binary(op, &a, b));
                 }
             }
         }
@@ -1455,14 +1412,7 @@ fn real_opmath_and_pow_scalar_kernels_match_cpu_ops() {
                 Scalar::Float(-1.0),
                 Scalar::Float(2.0),
             ] {
-                if let Ok(want) = weft::ops::binary::binary(
-                    BinaryOp::Pow,
-                    Operand::Tensor(&a),
-                    Operand::Scalar(e),
-                    None,
-                ) {
-                    emu_binary(BinaryOp::Pow, &a, Operand::Scalar(e), &want);
-                }
+                emu_binary(BinaryOp::Pow, &a, Operand::Scalar(e));
             }
         }
     }
@@ -1492,36 +1442,25 @@ fn real_unary_kernels_match_cpu_ops() {
             let shape = random_loop_shape(&mut rng);
             let d = pick(&mut rng, &ALL);
             let a = operand(d, &shape, &mut rng);
-            let Ok(want) = weft::ops::unary::unary(op, &a, None) else {
-                continue;
-            };
-            let (c, out) = plan::unary_plan(op, d).unwrap();
-            emu_launch(op.name(), c, (), &[out, c], &[&a], None, &want);
-            ran += 1;
+            let cpu = weft::ops::unary::unary(op, &a, None);
+            if agree(op.name(), elementwise_plan::unary(&EMU, op, &a), cpu) {
+                ran += 1;
+            }
         }
         // gelu (both forms) and the copy kernels (every `to(dtype)`)
         let shape = random_loop_shape(&mut rng);
         for d in [DType::F16, DType::BF16, DType::F32, DType::F64] {
             let a = operand(d, &shape, &mut rng);
             for approximate in [GeluApproximate::None, GeluApproximate::Tanh] {
-                let want = a.try_gelu(approximate).unwrap();
-                emu_launch(
-                    "gelu",
-                    d,
-                    fx::Gelu { approximate },
-                    &[d, d],
-                    &[&a],
-                    None,
-                    &want,
-                );
+                let device = elementwise_plan::gelu(&EMU, &a, approximate);
+                assert!(agree("gelu", device, a.try_gelu(approximate)));
             }
         }
         let src = pick(&mut rng, &ALL);
         let a = operand(src, &shape, &mut rng);
         for &dst in &ALL {
-            let want = weft::ops::special::to_dtype(&a, dst).unwrap();
-            let want = if dst == src { want.contiguous() } else { want };
-            emu_launch_to("copy", src, (), &[src, src], dst, &[&a], None, &want);
+            let want = weft::ops::special::to_dtype(&a, dst).map(|w| w.contiguous());
+            assert!(agree("to", elementwise_plan::to(&EMU, &a, dst), want));
         }
     }
     assert!(ran > 80, "ran {ran}");
@@ -1543,25 +1482,9 @@ fn real_where_kernels_match_cpu_ops() {
         let b = operand(db, &shape, &mut rng);
         let s = Scalar::Float(2.5);
         for bo in [Operand::Tensor(&b), Operand::Scalar(s)] {
-            let Ok(want) = weft::ops::special::where_(&cond, Operand::Tensor(&a), bo, None) else {
-                continue;
-            };
-            // device::ops::where_: a scalar becomes a 0-d tensor of the common dtype
-            let c = plan::common_dtype(&[info_of(Operand::Tensor(&a), false), info_of(bo, false)])
-                .unwrap();
-            let y = match bo {
-                Operand::Tensor(t) => t.clone(),
-                Operand::Scalar(s) => scalar_tensor(s, c),
-            };
-            emu_launch(
-                "where",
-                c,
-                (),
-                &[c, DType::Bool, c, c],
-                &[&cond, &a, &y],
-                None,
-                &want,
-            );
+            let cpu = weft::ops::special::where_(&cond, Operand::Tensor(&a), bo, None);
+            let device = elementwise_plan::where_(&EMU, &cond, DeviceOperand::Tensor(&a), dev(bo));
+            agree("where", device, cpu);
         }
     }
 }
@@ -1634,95 +1557,6 @@ fn panic_free_fmod_is_bit_identical_to_libm() {
     }
 }
 
-/// One strided launch on the host's layout (an intermediate of a multi-launch device op).
-fn emu_value<F: Copy>(
-    op: &str,
-    kt: DType,
-    f: F,
-    types: &[DType],
-    inputs: &[&DynTensor],
-) -> DynTensor {
-    let k = &KERNELS[&format!("{op}_{}", kernel_suffix(kt))];
-    assert_eq!(size_of::<F>(), k.fsize);
-    let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
-    let shape = bcast_shape(&shapes);
-    let out = DynTensor::zeros(types[0], &shape).unwrap();
-    let strides: Vec<Vec<isize>> = std::iter::once(&out)
-        .chain(inputs.iter().copied())
-        .map(|t| {
-            let lead = shape.len() - t.ndim();
-            (0..shape.len())
-                .map(|d| {
-                    if d < lead || t.shape()[d - lead] == 1 {
-                        0
-                    } else {
-                        t.strides()[d - lead] * t.dtype().size() as isize
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    let refs: Vec<&[isize]> = strides.iter().map(|s| s.as_slice()).collect();
-    let mut dtypes = vec![types[0]];
-    dtypes.extend(inputs.iter().map(|t| t.dtype()));
-    let ins: Vec<*const u8> = inputs
-        .iter()
-        .map(|t| t.data_ptr_bytes() as *const u8)
-        .collect();
-    let l = StridedLayout::new(&shape, &refs, &dtypes).unwrap();
-    for tid in 0..3 {
-        // SAFETY: the layout describes the views, inside their buffers.
-        unsafe {
-            (k.strided)(
-                tid,
-                3,
-                &l,
-                (&f as *const F).cast(),
-                out.data_ptr_bytes(),
-                &ins,
-            )
-        };
-    }
-    out
-}
-
-/// `CudaTensor::try_clamp` (src/device/ops.rs) on the emulated launcher.
-fn emu_clamp(x: &DynTensor, min: Option<Operand>, max: Option<Operand>, want: &DynTensor) {
-    let info = |o: Operand| info_of(o, false);
-    let (mi, ma) = (min.map(info), max.map(info));
-    let p = plan::clamp_plan(&info(Operand::Tensor(x)), mi.as_ref(), ma.as_ref()).unwrap();
-    let c = p.compute;
-    let scalar = |b: plan::ClampBound| match b {
-        plan::ClampBound::Scalar(s) => Some(s),
-        _ => None,
-    };
-    let tensor = |o: Option<Operand>| match o {
-        Some(Operand::Tensor(t)) => Some(t.clone()),
-        _ => None,
-    };
-    let (lo_t, hi_t) = (tensor(min), tensor(max));
-    let (lo_s, hi_s) = (scalar(p.min), scalar(p.max));
-    let run_clamp = lo_s.is_some() || hi_s.is_some() || (lo_t.is_none() && hi_t.is_none());
-    let mut y = x.clone();
-    if let Some(lo) = &lo_t {
-        if !run_clamp && hi_t.is_none() {
-            return emu_launch("maximum", c, (), &[c, c, c], &[lo, &y], None, want);
-        }
-        y = emu_value("maximum", c, (), &[c, c, c], &[lo, &y]);
-    }
-    if run_clamp {
-        with_dtype!(c, T => {
-            let f = fx::Clamp::<T> { min: lo_s.map(|s| s.to::<T>()), max: hi_s.map(|s| s.to::<T>()) };
-            if hi_t.is_none() {
-                return emu_launch("clamp", c, f, &[c, c], &[&y], None, want);
-            }
-            y = emu_value("clamp", c, f, &[c, c], &[&y]);
-        });
-    }
-    let hi = hi_t.expect("a last launch");
-    emu_launch("minimum", c, (), &[c, c, c], &[&hi, &y], None, want)
-}
-
 #[test]
 fn real_special_kernels_match_cpu_ops() {
     let mut rng = Rng(16);
@@ -1757,43 +1591,29 @@ fn real_special_kernels_match_cpu_ops() {
             ),
             (Some(Operand::Scalar(lo)), Some(Operand::Tensor(&hi_t))),
         ];
-        for (mi, ma) in bounds {
-            match weft::ops::special::clamp(&x, mi, ma, None) {
-                Ok(want) => {
-                    emu_clamp(&x, mi, ma, &want);
-                    ran += 1;
-                }
-                Err(_) => refused += 1,
+        let both = (Some(Operand::Tensor(&lo_t)), Some(Operand::Tensor(&hi_t)));
+        for (mi, ma) in bounds.into_iter().chain([both]) {
+            let cpu = weft::ops::special::clamp(&x, mi, ma, None);
+            let device = elementwise_plan::clamp(&EMU, &x, mi.map(dev), ma.map(dev));
+            if agree("clamp", device, cpu) {
+                ran += 1;
+            } else {
+                refused += 1;
             }
         }
-        let both = weft::ops::special::clamp(
-            &x,
-            Some(Operand::Tensor(&lo_t)),
-            Some(Operand::Tensor(&hi_t)),
-            None,
-        );
-        if let Ok(want) = both {
-            emu_clamp(
-                &x,
-                Some(Operand::Tensor(&lo_t)),
-                Some(Operand::Tensor(&hi_t)),
-                &want,
-            );
-        }
         // hardtanh
-        let want = x.try_hardtanh(-2.5, 3).unwrap();
-        with_dtype!(d, T => emu_launch("hardtanh", d, fx::Hardtanh::<T> { min: Scalar::Float(-2.5).to::<T>(), max: Scalar::Int(3).to::<T>() }, &[d, d], &[&x], None, &want));
-        // masked_fill (any dtype, mask broadcasting with x)
+        let (lo, hi) = (Scalar::Float(-2.5), Scalar::Int(3));
+        let device = elementwise_plan::hardtanh(&EMU, &x, lo, hi);
+        assert!(agree("hardtanh", device, x.try_hardtanh(-2.5, 3)));
+        // masked_fill (any dtype, mask broadcasting with x); a negative fill does not fit
+        // u16/u32/u64 (only u8 wraps, PyTorch's rule): an error on both
         let dm = pick(&mut rng, &ALL);
         let xm = operand(dm, &shape, &mut rng);
         let mask = operand(DType::Bool, &shape, &mut rng);
         let v = Scalar::Int(rng.below(7) as i64 - 3);
-        // A negative fill does not fit u16/u32/u64 (only u8 wraps, PyTorch's rule): an error.
-        if v.fits(dm) {
-            let want =
-                weft::ops::special::masked_fill(&xm, &mask, Operand::Scalar(v), None).unwrap();
-            with_dtype!(dm, T => emu_launch("masked_fill", dm, fx::MaskedFill::<T> { value: v.to::<T>() }, &[dm, dm, DType::Bool], &[&xm, &mask], None, &want));
-        }
+        let cpu = weft::ops::special::masked_fill(&xm, &mask, Operand::Scalar(v), None);
+        let device = elementwise_plan::masked_fill(&EMU, &xm, &mask, DeviceOperand::Scalar(v));
+        assert_eq!(agree("masked_fill", device, cpu), v.fits(dm));
         // lerp, scalar and tensor weight
         let df = pick(&mut rng, &floats);
         let (a, b, w) = (
@@ -1801,65 +1621,22 @@ fn real_special_kernels_match_cpu_ops() {
             operand(df, &shape, &mut rng),
             operand(df, &shape, &mut rng),
         );
-        let ws = (rng.below(9) as f64 - 2.0) / 4.0;
-        let want =
-            weft::ops::special::lerp(&a, &b, Operand::Scalar(Scalar::Float(ws)), None).unwrap();
-        emu_launch(
-            "lerp_scalar",
-            df,
-            fx::LerpScalar { weight: ws },
-            &[df, df, df],
-            &[&a, &b],
-            None,
-            &want,
-        );
-        let want = weft::ops::special::lerp(&a, &b, Operand::Tensor(&w), None).unwrap();
-        emu_launch(
-            "lerp",
-            df,
-            (),
-            &[df, df, df, df],
-            &[&a, &b, &w],
-            None,
-            &want,
-        );
+        let ws = Scalar::Float((rng.below(9) as f64 - 2.0) / 4.0);
+        for weight in [Operand::Scalar(ws), Operand::Tensor(&w)] {
+            let cpu = weft::ops::special::lerp(&a, &b, weight, None);
+            let device = elementwise_plan::lerp(&EMU, &a, &b, dev(weight));
+            assert!(agree("lerp", device, cpu));
+        }
         // addcmul, mixed dtypes promoted together
         let (d1, d2) = (pick(&mut rng, &numeric), pick(&mut rng, &numeric));
         let (t1, t2) = (operand(d1, &shape, &mut rng), operand(d2, &shape, &mut rng));
         for value in [Scalar::Int(3), Scalar::Float(0.5)] {
-            let Ok(want) = weft::ops::special::addcmul(&x, &t1, &t2, value, None) else {
+            let cpu = weft::ops::special::addcmul(&x, &t1, &t2, value, None);
+            let device = elementwise_plan::addcmul(&EMU, &x, &t1, &t2, value);
+            if agree("addcmul", device, cpu) {
+                ran += 1;
+            } else {
                 refused += 1;
-                continue;
-            };
-            let info = |t: &DynTensor| info_of(Operand::Tensor(t), false);
-            let c = plan::addcmul_plan(&info(&x), &info(&t1), &info(&t2), value).unwrap();
-            let (ty, ins) = ([c, c, c, c], [&x, &t1, &t2]);
-            match c {
-                DType::F16 | DType::BF16 | DType::F32 => emu_launch(
-                    "addcmul",
-                    c,
-                    fx::Addcmul {
-                        value: value.to::<f32>(),
-                    },
-                    &ty,
-                    &ins,
-                    None,
-                    &want,
-                ),
-                DType::F64 => emu_launch(
-                    "addcmul",
-                    c,
-                    fx::Addcmul {
-                        value: value.to::<f64>(),
-                    },
-                    &ty,
-                    &ins,
-                    None,
-                    &want,
-                ),
-                _ => {
-                    with_dtype!(c, T => emu_launch("addcmul", c, fx::Addcmul { value: value.to::<T>() }, &ty, &ins, None, &want))
-                }
             }
         }
     }
@@ -1873,10 +1650,11 @@ fn real_special_kernels_match_cpu_ops() {
 // the grid CUDA would launch, and of small grids; compared bit for bit with the CPU reductions.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use weft::device::backend::DeviceBackend;
 use weft::device::reduce::{
     ReduceLaunch, ReduceMode, SoftmaxRowsLaunch, reduce_body, softmax_rows_body,
 };
-use weft::device::reduce_plan::{self, ReduceBackend, reduce_kernel_names};
+use weft::device::reduce_plan::{self, reduce_kernel_names};
 use weft::{Dims, ReduceArgs, ReduceOp};
 
 type ReduceFn = unsafe fn(u64, u64, &ReduceLaunch, &[*mut u8; 2], *const u8, *mut u8);
@@ -1917,7 +1695,7 @@ impl Emu {
     }
 }
 
-impl ReduceBackend for Emu {
+impl DeviceBackend for Emu {
     type Tensor = DynTensor;
     fn share(&self, t: &DynTensor) -> DynTensor {
         t.share()
@@ -1953,6 +1731,24 @@ impl ReduceBackend for Emu {
     }
     fn address(&self, t: &DynTensor) -> u64 {
         t.data_ptr_bytes() as u64
+    }
+    fn launch<F: Copy>(
+        &self,
+        op: &str,
+        kt: DType,
+        f: F,
+        types: &[DType],
+        out_dtype: DType,
+        inputs: &[&DynTensor],
+        also: Option<&[usize]>,
+    ) -> weft::Result<DynTensor> {
+        Ok(emu_run(op, kt, f, types, out_dtype, inputs, also))
+    }
+    fn scalar_tensor(&self, s: Scalar, dtype: DType) -> weft::Result<DynTensor> {
+        Ok(DynTensor::scalar(dtype, s))
+    }
+    fn to_host(&self, t: &DynTensor) -> weft::Result<DynTensor> {
+        Ok(t.share())
     }
     fn launch_reduce(
         &self,

@@ -5,7 +5,9 @@
 //! * [`kernel_list`] (`no_std`): the one list of (op, functor, types) compiled to PTX;
 //! * [`reduce`] (`no_std`): the reduction kernels' argument and per-thread body (the CPU
 //!   engine's own loops); [`reduce_plan`] (`std`): which reduction kernels a reduction
-//!   launches, behind a [`reduce_plan::ReduceBackend`] (CUDA, or the host emulation tests);
+//!   launches; [`elementwise_plan`] (`std`): which elementwise kernels an op launches (the
+//!   CPU runners' plans and checks); both behind a [`backend::DeviceBackend`] (CUDA, or the
+//!   host emulation tests);
 //! * [`abi`] (`std`): the kernel parameter lists a PTX declares, checked against what a launch
 //!   pushes;
 //! * [`user_kernels`] (`no_std`): `gpu_user_kernels!`, the kernels of your own functor crate;
@@ -14,6 +16,10 @@
 
 #[cfg(feature = "std")]
 pub mod abi;
+#[cfg(feature = "std")]
+pub mod backend;
+#[cfg(feature = "std")]
+pub mod elementwise_plan;
 pub mod kernel_list;
 pub mod layout;
 pub mod reduce;

@@ -1,21 +1,24 @@
 //! Reductions on device tensors (feature `cuda`): the `DynTensor` reduction methods' names and
 //! results, bit-identical to the CPU's. The planner (`device::reduce_plan`) decides every
-//! launch; this file is its [`ReduceBackend`] for a CUDA context, and the methods.
+//! launch; this file is its [`DeviceBackend`] for a CUDA context, and the methods.
 
+use super::backend::DeviceBackend;
 use super::cuda::{CudaContext, CudaTensor};
 use super::reduce::{ReduceLaunch, SoftmaxRowsLaunch};
-use super::reduce_plan::{self, ReduceBackend};
+use super::reduce_plan;
 use crate::dtype::DType;
+use crate::dyn_tensor::DynTensor;
 use crate::error::{Error, OrPanic, Result};
 use crate::reduce::reducers::SoftmaxApply;
 use crate::reduce::{Dims, ReduceArgs, ReduceOp};
+use crate::scalar::Scalar;
 
 /// The module a reduction kernel `reduce_{family}_{t}` lives in (`reduce_{family}`).
 fn module_of(name: &str) -> &str {
     name.rsplit_once('_').map_or(name, |(m, _)| m)
 }
 
-impl ReduceBackend for CudaContext {
+impl DeviceBackend for CudaContext {
     type Tensor = CudaTensor;
     fn share(&self, t: &CudaTensor) -> CudaTensor {
         t.clone()
@@ -53,6 +56,24 @@ impl ReduceBackend for CudaContext {
     }
     fn address(&self, t: &CudaTensor) -> u64 {
         CudaContext::address(self, t)
+    }
+    fn launch<F: Copy>(
+        &self,
+        op: &str,
+        kt: DType,
+        f: F,
+        types: &[DType],
+        out_dtype: DType,
+        inputs: &[&CudaTensor],
+        also: Option<&[usize]>,
+    ) -> Result<CudaTensor> {
+        self.launch_to(op, kt, f, types, out_dtype, inputs, also)
+    }
+    fn scalar_tensor(&self, s: Scalar, dtype: DType) -> Result<CudaTensor> {
+        crate::with_dtype!(dtype, T => self.from_slice(&[s.to::<T>()], &[]))
+    }
+    fn to_host(&self, t: &CudaTensor) -> Result<DynTensor> {
+        t.to_cpu()
     }
     fn launch_reduce(
         &self,

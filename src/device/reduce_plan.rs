@@ -6,12 +6,13 @@
 //! chunking. The device then runs the CPU's own loops ([`super::reduce`]), so its results are
 //! bit-identical to the CPU's.
 //!
-//! The launches go through a [`ReduceBackend`]: the CUDA context implements it
+//! The launches go through a [`DeviceBackend`]: the CUDA context implements it
 //! (`device::cuda`), and so does the host emulation in `tests/gpu_emulation.rs`, which runs
 //! this very planner with the kernel bodies on the host.
 //!
 //! [`gpu_reduce_list!`]: crate::gpu_reduce_list
 
+use super::backend::DeviceBackend;
 use super::kernel_list::{SOFTMAX_ROW_TYPES, kernel_suffix};
 use super::layout::MAX_DIMS;
 use super::reduce::{ReduceDims, ReduceLaunch, ReduceMode, ReduceParams};
@@ -26,60 +27,6 @@ use crate::reduce::{ReduceArgs, ReduceOp};
 use std::format;
 use std::string::String;
 use std::vec::Vec;
-
-/// What the reductions need of a device: tensors, views, the `copy` kernels, and launches.
-pub trait ReduceBackend {
-    type Tensor;
-    /// Another handle on the same elements (no copy).
-    fn share(&self, t: &Self::Tensor) -> Self::Tensor;
-    fn dtype(&self, t: &Self::Tensor) -> DType;
-    fn shape<'a>(&self, t: &'a Self::Tensor) -> &'a [usize];
-    /// Strides in elements.
-    fn strides<'a>(&self, t: &'a Self::Tensor) -> &'a [isize];
-    fn is_contiguous(&self, t: &Self::Tensor) -> bool;
-    /// A fresh contiguous tensor of zeros.
-    fn zeros(&self, dtype: DType, shape: &[usize]) -> Result<Self::Tensor>;
-    /// A fresh row-major contiguous copy converted to `dtype` (PyTorch's conversion).
-    fn to_contiguous(&self, t: &Self::Tensor, dtype: DType) -> Result<Self::Tensor>;
-    /// A view with the dims permuted.
-    fn permute(&self, t: &Self::Tensor, dims: &[usize]) -> Result<Self::Tensor>;
-    /// A view of a contiguous tensor with another shape of the same element count.
-    fn reshape(&self, t: &Self::Tensor, shape: &[usize]) -> Result<Self::Tensor>;
-    /// The device address of the tensor's element 0 (a reducer's `maxima` argument).
-    fn address(&self, t: &Self::Tensor) -> u64;
-    /// Launches reduction kernel `name` over `threads` threads with argument `l`: the outputs
-    /// (fresh, contiguous; one or two), the input view, and the scratch buffer of the
-    /// `Chunks`/`Combine` modes (a contiguous u64 tensor; a null pointer when `None`).
-    fn launch_reduce(
-        &self,
-        name: &str,
-        l: &ReduceLaunch,
-        threads: u64,
-        outs: &[&Self::Tensor],
-        input: &Self::Tensor,
-        scratch: Option<&Self::Tensor>,
-    ) -> Result<()>;
-    /// Launches `reduce_softmax_rows_{t}`: `rows` rows of `n` elements of the contiguous `x`
-    /// into the fresh contiguous `out`.
-    fn launch_softmax_rows(
-        &self,
-        name: &str,
-        rows: u64,
-        n: u64,
-        log: bool,
-        out: &Self::Tensor,
-        x: &Self::Tensor,
-    ) -> Result<()>;
-    /// The `softmax_apply` kernel (elementwise, the row values broadcast along the dim): a new
-    /// tensor of `x`'s shape and dtype.
-    fn softmax_apply(
-        &self,
-        x: &Self::Tensor,
-        maxima: &Self::Tensor,
-        factors: &Self::Tensor,
-        log: bool,
-    ) -> Result<Self::Tensor>;
-}
 
 /// Size and alignment of a reduction kernel's accumulator state (its scratch elements).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -140,7 +87,7 @@ fn device_dims(what: &str, d: &GeoDims) -> Result<ReduceDims> {
 /// Runs reduction kernel `reduce_{family}_{t}` (`t` the input's type) of `x` into fresh
 /// outputs of `out_dtypes` in `p`'s keepdim shape, the launches the CPU engine's loop shapes
 /// call for; returns the outputs in `p`'s result shape.
-fn run<B: ReduceBackend>(
+fn run<B: DeviceBackend>(
     b: &B,
     family: &str,
     x: &B::Tensor,
@@ -216,7 +163,7 @@ fn run<B: ReduceBackend>(
 
 /// `x` converted to `dtype` in the layout the CPU's `to(dtype)` allocates (dense in the
 /// iteration order of the input), so that the reduction walks it in the CPU's order.
-fn cast<B: ReduceBackend>(b: &B, x: &B::Tensor, dtype: DType) -> Result<B::Tensor> {
+fn cast<B: DeviceBackend>(b: &B, x: &B::Tensor, dtype: DType) -> Result<B::Tensor> {
     if b.dtype(x) == dtype {
         return Ok(b.share(x));
     }
@@ -239,7 +186,7 @@ fn params(flag: bool) -> ReduceParams {
 }
 
 /// The row maxima (`amax`, keepdim shape, the input's dtype), zeros for empty rows.
-fn row_max<B: ReduceBackend>(b: &B, x: &B::Tensor, p: &Plan) -> Result<B::Tensor> {
+fn row_max<B: DeviceBackend>(b: &B, x: &B::Tensor, p: &Plan) -> Result<B::Tensor> {
     let keep = Plan {
         keep_shape: p.keep_shape.clone(),
         out_shape: p.keep_shape.clone(),
@@ -253,7 +200,7 @@ fn row_max<B: ReduceBackend>(b: &B, x: &B::Tensor, p: &Plan) -> Result<B::Tensor
 }
 
 /// The params of an exp-sum family reading the row maxima `m` (kept alive by the caller).
-fn exp_sum_params<B: ReduceBackend>(b: &B, m: &B::Tensor, kind: ExpSumKind) -> ReduceParams {
+fn exp_sum_params<B: DeviceBackend>(b: &B, m: &B::Tensor, kind: ExpSumKind) -> ReduceParams {
     ReduceParams {
         kind: kind as u32,
         maxima: b.address(m),
@@ -264,7 +211,7 @@ fn exp_sum_params<B: ReduceBackend>(b: &B, m: &B::Tensor, kind: ExpSumKind) -> R
 
 /// Reduction `op` of `a` on the device behind `b`: the CPU's [`crate::reduce::reduce`], with
 /// bit-identical results.
-pub fn reduce<B: ReduceBackend>(
+pub fn reduce<B: DeviceBackend>(
     b: &B,
     op: ReduceOp,
     a: &B::Tensor,
@@ -336,7 +283,7 @@ pub fn reduce<B: ReduceBackend>(
 
 /// `softmax`/`log_softmax` along one dim: the fused row kernel where the CPU takes it, else the
 /// row maxima, the row factors (`exp_sum`) and one `softmax_apply` pass.
-fn softmax<B: ReduceBackend>(
+fn softmax<B: DeviceBackend>(
     b: &B,
     op: ReduceOp,
     a: &B::Tensor,
