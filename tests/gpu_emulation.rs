@@ -1469,9 +1469,12 @@ fn real_unary_kernels_match_cpu_ops() {
 #[test]
 fn real_where_kernels_match_cpu_ops() {
     let mut rng = Rng(14);
+    let (mut ran, mut refused) = (0, 0);
     for round in 0..40 {
         let shape = random_loop_shape(&mut rng);
-        let cond = operand(DType::Bool, &shape, &mut rng);
+        // u8 conditions too (PyTorch's deprecated form: nonzero is true), and a wrong dtype
+        let dc = [DType::Bool, DType::Bool, DType::U8, DType::I32][round % 4];
+        let cond = operand(dc, &shape, &mut rng);
         let da = pick(&mut rng, &ALL);
         let db = if round % 2 == 0 {
             da
@@ -1480,13 +1483,22 @@ fn real_where_kernels_match_cpu_ops() {
         };
         let a = operand(da, &shape, &mut rng);
         let b = operand(db, &shape, &mut rng);
-        let s = Scalar::Float(2.5);
-        for bo in [Operand::Tensor(&b), Operand::Scalar(s)] {
+        // 1000 does not fit an 8-bit computation dtype: refused by both
+        for bo in [
+            Operand::Tensor(&b),
+            Operand::Scalar(Scalar::Float(2.5)),
+            Operand::Scalar(Scalar::Int(1000)),
+        ] {
             let cpu = weft::ops::special::where_(&cond, Operand::Tensor(&a), bo, None);
             let device = elementwise_plan::where_(&EMU, &cond, DeviceOperand::Tensor(&a), dev(bo));
-            agree("where", device, cpu);
+            if agree("where", device, cpu) {
+                ran += 1;
+            } else {
+                refused += 1;
+            }
         }
     }
+    assert!(ran > 60 && refused > 20, "ran {ran}, refused {refused}");
 }
 
 #[test]
@@ -1732,7 +1744,7 @@ impl DeviceBackend for Emu {
     fn address(&self, t: &DynTensor) -> u64 {
         t.data_ptr_bytes() as u64
     }
-    fn launch<F: Copy>(
+    unsafe fn launch<F: Copy>(
         &self,
         op: &str,
         kt: DType,
@@ -1750,7 +1762,7 @@ impl DeviceBackend for Emu {
     fn to_host(&self, t: &DynTensor) -> weft::Result<DynTensor> {
         Ok(t.share())
     }
-    fn launch_reduce(
+    unsafe fn launch_reduce(
         &self,
         name: &str,
         l: &ReduceLaunch,
@@ -1780,7 +1792,7 @@ impl DeviceBackend for Emu {
         }
         Ok(())
     }
-    fn launch_softmax_rows(
+    unsafe fn launch_softmax_rows(
         &self,
         name: &str,
         rows: u64,

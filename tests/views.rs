@@ -700,3 +700,26 @@ fn index_errors_name_op_dim_and_size() {
     let msg = t.try_narrow(1, 3, 1).unwrap_err().to_string();
     assert_eq!(msg, "narrow: start 3 is out of range for dim 1 of size 2");
 }
+
+/// Copies of non-contiguous views move bits: a half's signalling NaN stays signalling through
+/// `contiguous()`, `clone()`, `to_vec()` and a same-dtype `copy_` (the iterator's copy moves
+/// the elements as unsigned integers; through f32 they would be quieted).
+#[test]
+fn copies_of_views_keep_every_bit() {
+    use weft::half::{bf16, f16};
+    // 0x7c01 / 0x7f81: signalling NaNs; 0x8000: -0.0; the rest arbitrary patterns.
+    let bits: Vec<u16> = vec![0x7c01, 0x8000, 0x3c00, 0xfc01, 0x7f81, 0x1234];
+    let h = Tensor::from_vec(bits.iter().map(|&b| f16::from_bits(b)).collect(), &[2, 3]).unwrap();
+    let ht = h.t();
+    let want: Vec<u16> = (0..6).map(|i| bits[(i % 2) * 3 + i / 2]).collect();
+    let got = |v: Vec<f16>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(got(ht.contiguous().to_vec()), want);
+    assert_eq!(got(ht.clone().to_vec()), want);
+    assert_eq!(got(ht.to_vec()), want);
+    let mut out = Tensor::<f16>::zeros(&[3, 2]);
+    out.copy_(&ht);
+    assert_eq!(got(out.to_vec()), want);
+    let b = Tensor::from_vec(bits.iter().map(|&b| bf16::from_bits(b)).collect(), &[2, 3]).unwrap();
+    let bt: Vec<u16> = b.t().to_vec().iter().map(|x| x.to_bits()).collect();
+    assert_eq!(bt, want);
+}

@@ -32,7 +32,12 @@ pub trait DeviceBackend {
     /// Launches reduction kernel `name` over `threads` threads with argument `l`: the outputs
     /// (fresh, contiguous; one or two), the input view, and the scratch buffer of the
     /// `Chunks`/`Combine` modes (a contiguous u64 tensor; a null pointer when `None`).
-    fn launch_reduce(
+    ///
+    /// # Safety
+    /// `l` describes `input`'s layout and the outputs and scratch buffer that kernel `name`'s
+    /// reducer writes (fresh, contiguous, of its output dtypes and state size), and `threads`
+    /// is at most one per item of `l`'s mode (what [`super::reduce_plan`] builds).
+    unsafe fn launch_reduce(
         &self,
         name: &str,
         l: &ReduceLaunch,
@@ -43,7 +48,11 @@ pub trait DeviceBackend {
     ) -> Result<()>;
     /// Launches `reduce_softmax_rows_{t}`: `rows` rows of `n` elements of the contiguous `x`
     /// into the fresh contiguous `out`.
-    fn launch_softmax_rows(
+    ///
+    /// # Safety
+    /// `x` is contiguous and `out` fresh and contiguous, each `rows * n` elements of the
+    /// kernel's type.
+    unsafe fn launch_softmax_rows(
         &self,
         name: &str,
         rows: u64,
@@ -59,8 +68,13 @@ pub trait DeviceBackend {
     /// inputs' broadcast shape, broadcast with `also` when given.
     ///
     /// [`kernel_suffix`]: super::kernel_list::kernel_suffix
+    ///
+    /// # Safety
+    /// Kernel `{op}_{t}` exists in `gpu_kernel_list!` with functor argument type `F` and kernel
+    /// types `types` (its contiguous form reads and writes exactly those types; a wrong type
+    /// would read or write out of bounds on the device).
     #[allow(clippy::too_many_arguments)]
-    fn launch<F: Copy>(
+    unsafe fn launch<F: Copy>(
         &self,
         op: &str,
         kt: DType,

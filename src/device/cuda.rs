@@ -721,7 +721,8 @@ impl CudaContext {
             // zero-sized, out, inputs. The layout/numel and pointers describe live device
             // buffers (the `device_ptr` guards are held until the launch is queued; cudarc frees
             // a dropped buffer in stream order, after it) of the dtypes the kernel reads and
-            // writes: weft's own kernels by `gpu_kernel_list!` and the plans of device/ops.rs, a
+            // writes: weft's own kernels by `gpu_kernel_list!` and the plans of device/elementwise_plan.rs
+            // (`DeviceBackend::launch`'s contract), a
             // user kernel by the contract of `load_module` / `launch_user`.
             unsafe { b.launch(launch_config(threads)) }
                 .map(|_| ())

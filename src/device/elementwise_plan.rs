@@ -117,6 +117,25 @@ fn materialize<B: DeviceBackend>(
     }
 }
 
+/// [`DeviceBackend::launch`] of a kernel this module names.
+#[allow(clippy::too_many_arguments)]
+fn launch<B: DeviceBackend, F: Copy>(
+    b: &B,
+    op: &str,
+    kt: DType,
+    f: F,
+    types: &[DType],
+    out_dtype: DType,
+    inputs: &[&B::Tensor],
+    also: Option<&[usize]>,
+) -> Result<B::Tensor> {
+    // SAFETY: every call in this module names a kernel of `gpu_kernel_list!` with the functor
+    // type and the kernel types the list gives it for `kt` (the host emulation launches each
+    // through the listed kernel bodies, checking the functor's size; tests/device_abi.rs checks
+    // the PTX's parameter lists).
+    unsafe { b.launch(op, kt, f, types, out_dtype, inputs, also) }
+}
+
 /// `op(x, y)` on the device, with the CPU runner's promotion, checks and functor choice.
 pub fn binary<B: DeviceBackend>(
     b: &B,
@@ -148,7 +167,8 @@ pub fn binary<B: DeviceBackend>(
                 DeviceOperand::Scalar(_) => None,
             };
             // MulScalarOpmath etc. are `{ s: f32 }`: the kernel argument is the f32.
-            b.launch(
+            launch(
+                b,
                 &k,
                 c,
                 f::MulScalarOpmath { s },
@@ -159,18 +179,18 @@ pub fn binary<B: DeviceBackend>(
             )
         }
         (BinaryPath::PowScalar(s), DeviceOperand::Tensor(t), _) => {
-            crate::with_dtype!(c, T => b.launch("pow_scalar", c, f::PowScalar::<T> { exp: s.to::<T>() }, &[p.out, c], p.out, &[t], None))
+            crate::with_dtype!(c, T => launch(b, "pow_scalar", c, f::PowScalar::<T> { exp: s.to::<T>() }, &[p.out, c], p.out, &[t], None))
         }
         (BinaryPath::Functor, DeviceOperand::Tensor(t), DeviceOperand::Scalar(s))
             if has_scalar_kernel(op) =>
         {
             let k = format!("{name}_scalar");
             // WithScalar<F, C> with a zero-sized F is laid out as the scalar alone.
-            crate::with_dtype!(c, T => b.launch(&k, c, s.to::<T>(), &[p.out, c], p.out, &[t], None))
+            crate::with_dtype!(c, T => launch(b, &k, c, s.to::<T>(), &[p.out, c], p.out, &[t], None))
         }
         _ => {
             let (tx, ty) = (materialize(b, x, c)?, materialize(b, y, c)?);
-            b.launch(name, c, (), &[p.out, c, c], p.out, &[&tx, &ty], None)
+            launch(b, name, c, (), &[p.out, c, c], p.out, &[&tx, &ty], None)
         }
     }
 }
@@ -185,8 +205,8 @@ pub fn unary<B: DeviceBackend>(b: &B, op: UnaryOp, x: &B::Tensor) -> Result<B::T
             DeviceOperand::Tensor(x),
             DeviceOperand::Scalar(Scalar::Int(2)),
         ),
-        UnaryOp::Gelu => b.launch("gelu", c, f::Gelu::default(), &[out, c], out, &[x], None),
-        _ => b.launch(op.name(), c, (), &[out, c], out, &[x], None),
+        UnaryOp::Gelu => launch(b, "gelu", c, f::Gelu::default(), &[out, c], out, &[x], None),
+        _ => launch(b, op.name(), c, (), &[out, c], out, &[x], None),
     }
 }
 
@@ -195,7 +215,7 @@ pub fn to<B: DeviceBackend>(b: &B, x: &B::Tensor, dtype: DType) -> Result<B::Ten
     let s = b.dtype(x);
     // The kernel computes `copy` in the source type; the strided kernel converts while
     // storing (a contiguous `_c` launch would write source-typed elements).
-    b.launch("copy", s, (), &[s, s], dtype, &[x], None)
+    launch(b, "copy", s, (), &[s, s], dtype, &[x], None)
 }
 
 /// `gelu(x, approximate)` (floats).
@@ -205,7 +225,8 @@ pub fn gelu<B: DeviceBackend>(
     approximate: GeluApproximate,
 ) -> Result<B::Tensor> {
     let (c, out) = plan::unary_plan(UnaryOp::Gelu, b.dtype(x))?;
-    b.launch(
+    launch(
+        b,
         "gelu",
         c,
         f::Gelu { approximate },
@@ -227,28 +248,21 @@ pub fn leaky_relu<B: DeviceBackend>(b: &B, x: &B::Tensor, slope: f64) -> Result<
         });
     }
     let k = f::LeakyRelu { slope };
-    b.launch("leaky_relu", d, k, &[d, d], d, &[x], None)
+    launch(b, "leaky_relu", d, k, &[d, d], d, &[x], None)
 }
 
-/// `torch.where(cond, x, y)` (cond must be bool, as on the CPU).
+/// `torch.where(cond, x, y)`, with the CPU's checks ([`plan::where_plan`]); a u8 `cond` is
+/// read as bool by the strided kernel (nonzero is true).
 pub fn where_<B: DeviceBackend>(
     b: &B,
     cond: &B::Tensor,
     x: DeviceOperand<B::Tensor>,
     y: DeviceOperand<B::Tensor>,
 ) -> Result<B::Tensor> {
-    if b.dtype(cond) != DType::Bool {
-        return Err(Error::DTypeMismatch {
-            op: "where",
-            expected: DType::Bool,
-            got: b.dtype(cond),
-        });
-    }
-    let (xi, yi) = (info(b, x, false)?, info(b, y, false)?);
-    let c = plan::common_dtype(&[xi, yi]).unwrap_or(xi.dtype);
+    let c = plan::where_plan(b.dtype(cond), &plain_info(b, x), &plain_info(b, y))?;
     let (tx, ty) = (materialize(b, x, c)?, materialize(b, y, c)?);
     let types = [c, DType::Bool, c, c];
-    b.launch("where", c, (), &types, c, &[cond, &tx, &ty], None)
+    launch(b, "where", c, (), &types, c, &[cond, &tx, &ty], None)
 }
 
 /// The dtype/kind/value a clamp or masked_fill plan needs of an operand.
@@ -302,15 +316,15 @@ pub fn clamp<B: DeviceBackend>(
     // CPU's functors apply them.
     let mut y = b.share(x);
     if let Some(lo) = &lo_t {
-        y = b.launch("maximum", c, (), &[c, c, c], c, &[lo, &y], None)?;
+        y = launch(b, "maximum", c, (), &[c, c, c], c, &[lo, &y], None)?;
     }
     if lo_s.is_some() || hi_s.is_some() || (lo_t.is_none() && hi_t.is_none()) {
-        y = crate::with_dtype!(c, T => b.launch("clamp", c,
+        y = crate::with_dtype!(c, T => launch(b, "clamp", c,
             f::Clamp::<T> { min: lo_s.map(|s| s.to::<T>()), max: hi_s.map(|s| s.to::<T>()) },
             &[c, c], c, &[&y], None))?;
     }
     if let Some(hi) = &hi_t {
-        y = b.launch("minimum", c, (), &[c, c, c], c, &[hi, &y], None)?;
+        y = launch(b, "minimum", c, (), &[c, c, c], c, &[hi, &y], None)?;
     }
     Ok(y)
 }
@@ -324,7 +338,7 @@ pub fn hardtanh<B: DeviceBackend>(
 ) -> Result<B::Tensor> {
     let d = b.dtype(x);
     plan::hardtanh_check(d)?;
-    crate::with_dtype!(d, T => b.launch("hardtanh", d,
+    crate::with_dtype!(d, T => launch(b, "hardtanh", d,
         f::Hardtanh::<T> { min: min.to::<T>(), max: max.to::<T>() }, &[d, d], d, &[x], None))
 }
 
@@ -352,7 +366,7 @@ pub fn masked_fill<B: DeviceBackend>(
     };
     let d = b.dtype(x);
     plan::masked_fill_check(b.dtype(mask), v, d)?;
-    crate::with_dtype!(d, T => b.launch("masked_fill", d,
+    crate::with_dtype!(d, T => launch(b, "masked_fill", d,
         f::MaskedFill::<T> { value: v.to::<T>() }, &[d, d, DType::Bool], d, &[x, mask], None))
 }
 
@@ -372,9 +386,9 @@ pub fn lerp<B: DeviceBackend>(
     match weight {
         DeviceOperand::Scalar(s) => {
             let k = f::LerpScalar { weight: s.to_f64() };
-            b.launch("lerp_scalar", d, k, &[d, d, d], d, &[x, end], None)
+            launch(b, "lerp_scalar", d, k, &[d, d, d], d, &[x, end], None)
         }
-        DeviceOperand::Tensor(t) => b.launch("lerp", d, (), &[d, d, d, d], d, &[x, end, t], None),
+        DeviceOperand::Tensor(t) => launch(b, "lerp", d, (), &[d, d, d, d], d, &[x, end, t], None),
     }
 }
 
@@ -394,16 +408,16 @@ pub fn addcmul<B: DeviceBackend>(
             let k = f::Addcmul {
                 value: value.to::<f32>(),
             };
-            b.launch("addcmul", c, k, &ty, c, &ins, None)
+            launch(b, "addcmul", c, k, &ty, c, &ins, None)
         }
         DType::F64 => {
             let k = f::Addcmul {
                 value: value.to::<f64>(),
             };
-            b.launch("addcmul", c, k, &ty, c, &ins, None)
+            launch(b, "addcmul", c, k, &ty, c, &ins, None)
         }
         _ => {
-            crate::dispatch_dtypes!(c, int, T => b.launch("addcmul", c, f::Addcmul { value: value.to::<T>() }, &ty, c, &ins, None),
+            crate::dispatch_dtypes!(c, int, T => launch(b, "addcmul", c, f::Addcmul { value: value.to::<T>() }, &ty, c, &ins, None),
             _ => unreachable!("checked by the plan"))
         }
     }

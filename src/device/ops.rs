@@ -76,15 +76,15 @@ fn ok<T>(r: Result<T>) -> T {
     r.or_panic()
 }
 
-/// The context of an op's first tensor operand (the plan refuses ops without one).
-fn context_of(ops: &[CudaOperand]) -> Result<CudaContext> {
+/// The context of an op's first tensor operand.
+fn context_of(op: &'static str, ops: &[CudaOperand]) -> Result<CudaContext> {
     ops.iter()
         .find_map(|o| match o {
             DeviceOperand::Tensor(t) => Some(t.context().clone()),
             DeviceOperand::Scalar(_) => None,
         })
         .ok_or_else(|| Error::InvalidArgument {
-            op: "device op",
+            op,
             reason: "no device tensor among the operands".into(),
         })
 }
@@ -92,7 +92,7 @@ fn context_of(ops: &[CudaOperand]) -> Result<CudaContext> {
 /// `op(a, b)` on the device, with the CPU runner's promotion, checks and functor choice
 /// ([`elementwise_plan::binary`]).
 pub fn binary(op: BinaryOp, a: CudaOperand, b: CudaOperand) -> Result<CudaTensor> {
-    elementwise_plan::binary(&context_of(&[a, b])?, op, a, b)
+    elementwise_plan::binary(&context_of(op.name(), &[a, b])?, op, a, b)
 }
 
 /// `op(a)` on the device.

@@ -57,7 +57,7 @@ impl DeviceBackend for CudaContext {
     fn address(&self, t: &CudaTensor) -> u64 {
         CudaContext::address(self, t)
     }
-    fn launch<F: Copy>(
+    unsafe fn launch<F: Copy>(
         &self,
         op: &str,
         kt: DType,
@@ -75,7 +75,7 @@ impl DeviceBackend for CudaContext {
     fn to_host(&self, t: &CudaTensor) -> Result<DynTensor> {
         t.to_cpu()
     }
-    fn launch_reduce(
+    unsafe fn launch_reduce(
         &self,
         name: &str,
         l: &ReduceLaunch,
@@ -90,12 +90,12 @@ impl DeviceBackend for CudaContext {
             Some(input),
             scratch,
         ];
-        // SAFETY: `reduce_plan` built `l` from `input`'s layout and the fresh contiguous
-        // outputs and scratch buffer it allocated for kernel `name`'s reducer (output dtypes,
-        // state size), and asks for at most one thread per item.
+        // SAFETY: the caller's contract (`DeviceBackend::launch_reduce`): `l` describes
+        // `input`'s layout and the fresh contiguous outputs and scratch buffer of kernel
+        // `name`'s reducer (output dtypes, state size); at most one thread per item.
         unsafe { self.launch_plain(module_of(name), name, &[*l], &tensors, threads) }
     }
-    fn launch_softmax_rows(
+    unsafe fn launch_softmax_rows(
         &self,
         name: &str,
         rows: u64,
@@ -109,8 +109,8 @@ impl DeviceBackend for CudaContext {
             n,
             log: log as u32,
         };
-        // SAFETY: `reduce_plan` passes a contiguous `x` and a fresh contiguous `out` of `rows * n`
-        // elements of the kernel's type.
+        // SAFETY: the caller's contract (`DeviceBackend::launch_softmax_rows`): a contiguous
+        // `x` and a fresh contiguous `out` of `rows * n` elements of the kernel's type.
         unsafe { self.launch_plain(module_of(name), name, &[l], &[Some(out), Some(x)], rows) }
     }
     fn softmax_apply(

@@ -84,6 +84,22 @@ fn device_dims(what: &str, d: &GeoDims) -> Result<ReduceDims> {
     Ok(r)
 }
 
+/// [`DeviceBackend::launch_reduce`] of a launch [`run`] built.
+fn launch_reduce<B: DeviceBackend>(
+    b: &B,
+    name: &str,
+    l: &ReduceLaunch,
+    threads: u64,
+    outs: &[&B::Tensor],
+    x: &B::Tensor,
+    scratch: Option<&B::Tensor>,
+) -> Result<()> {
+    // SAFETY: `run`, the only caller, builds `l` from `x`'s geometry (`geometry_of`) and the
+    // outputs and scratch buffer it allocated for kernel `name` (fresh, contiguous, of the
+    // output dtypes and `acc_layout(name)`'s state size), with one thread per item of the mode.
+    unsafe { b.launch_reduce(name, l, threads, outs, x, scratch) }
+}
+
 /// Runs reduction kernel `reduce_{family}_{t}` (`t` the input's type) of `x` into fresh
 /// outputs of `out_dtypes` in `p`'s keepdim shape, the launches the CPU engine's loop shapes
 /// call for; returns the outputs in `p`'s result shape.
@@ -116,7 +132,7 @@ fn run<B: DeviceBackend>(
             params,
         };
         if p.count == 0 {
-            b.launch_reduce(&name, &l, n_out as u64, &refs, x, None)?;
+            launch_reduce(b, &name, &l, n_out as u64, &refs, x, None)?;
         } else {
             let g = geometry_of(b.shape(x), b.strides(x), &p.keep_shape);
             l.reduced = device_dims("reduced", &g.reduced)?;
@@ -127,13 +143,13 @@ fn run<B: DeviceBackend>(
                 Some((width, ostep)) => {
                     l.mode = ReduceMode::Outer as u32;
                     (l.width, l.ostep) = (width, ostep);
-                    b.launch_reduce(&name, &l, l.items() as u64, &refs, x, None)?;
+                    launch_reduce(b, &name, &l, l.items() as u64, &refs, x, None)?;
                 }
                 None => {
                     let nchunks = total_r.div_ceil(CHUNK);
                     if nchunks <= 1 {
                         l.mode = ReduceMode::Whole as u32;
-                        b.launch_reduce(&name, &l, total_k as u64, &refs, x, None)?;
+                        launch_reduce(b, &name, &l, total_k as u64, &refs, x, None)?;
                     } else {
                         l.nchunks = nchunks;
                         // Chunk partials into the scratch buffer (u64 words: every state is
@@ -150,9 +166,9 @@ fn run<B: DeviceBackend>(
                             .ok_or(Error::AllocationFailed { bytes: u128::MAX })?;
                         let scratch = b.zeros(DType::U64, &[words])?;
                         l.mode = ReduceMode::Chunks as u32;
-                        b.launch_reduce(&name, &l, l.items() as u64, &refs, x, Some(&scratch))?;
+                        launch_reduce(b, &name, &l, l.items() as u64, &refs, x, Some(&scratch))?;
                         l.mode = ReduceMode::Combine as u32;
-                        b.launch_reduce(&name, &l, total_k as u64, &refs, x, Some(&scratch))?;
+                        launch_reduce(b, &name, &l, total_k as u64, &refs, x, Some(&scratch))?;
                     }
                 }
             }
@@ -301,7 +317,9 @@ fn softmax<B: DeviceBackend>(
         let out = b.zeros(read, b.shape(&x))?;
         let rows = (b.shape(&x).iter().product::<usize>() / n) as u64;
         let name = format!("reduce_softmax_rows_{}", kernel_suffix(read));
-        b.launch_softmax_rows(&name, rows, n as u64, log, &out, &x)?;
+        // SAFETY: `x` is contiguous (`fused_row_len`) and `out` fresh and contiguous, each
+        // `rows * n` elements of `read`, the kernel's type.
+        unsafe { b.launch_softmax_rows(&name, rows, n as u64, log, &out, &x)? };
         return Ok(out);
     }
     let exp_dtype = if read == DType::F64 {

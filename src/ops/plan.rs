@@ -317,6 +317,36 @@ pub fn masked_fill_check(mask: DType, value: Scalar, x: DType) -> Result<()> {
     }
 }
 
+/// `where(cond, a, b)`: cond bool (uint8 is accepted, as PyTorch does with a deprecation
+/// warning); the result dtype is the promotion of `a` and `b` (cond does not take part), and a
+/// scalar must fit the computation dtype (f32 for f16/bf16, PyTorch's: `where(c, f16, 1e10)`
+/// gives inf while `where(c, int8, 1000)` raises).
+pub fn where_plan(cond: DType, a: &OperandInfo, b: &OperandInfo) -> Result<DType> {
+    const OP: &str = "where";
+    if !matches!(cond, DType::Bool | DType::U8) {
+        return Err(Error::UnsupportedDType {
+            op: OP,
+            dtype: cond,
+            other: None,
+        });
+    }
+    let dtype = common_dtype(&[*a, *b]).ok_or_else(|| Error::InvalidArgument {
+        op: OP,
+        reason: "needs two operands".into(),
+    })?;
+    let check = if dtype.is_reduced_float() {
+        DType::F32
+    } else {
+        dtype
+    };
+    for o in [a, b] {
+        if let (OperandKind::Scalar, Some(s)) = (o.kind, o.value) {
+            check_fits(OP, s, check)?;
+        }
+    }
+    Ok(dtype)
+}
+
 /// `masked_fill`'s mask must be bool.
 pub fn masked_fill_mask_check(mask: DType) -> Result<()> {
     if mask != DType::Bool {

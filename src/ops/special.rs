@@ -213,25 +213,18 @@ pub fn where_(
     out: Option<&DynTensor>,
 ) -> Result<DynTensor> {
     const OP: &str = "where";
-    if !matches!(cond.dtype(), DType::Bool | DType::U8) {
-        return Err(Error::UnsupportedDType {
-            op: OP,
-            dtype: cond.dtype(),
-            other: None,
-        });
-    }
-    let dtype = result_type_of(&[a, b]).expect("two operands");
-    // PyTorch checks scalars against the computation type: f32 for f16/bf16, so
-    // `where(c, f16, 1e10)` gives inf while `where(c, int8, 1000)` raises.
-    let check = if dtype.is_reduced_float() {
-        DType::F32
-    } else {
-        dtype
+    let info = |o: Operand| OperandInfo {
+        dtype: o.dtype(),
+        kind: kind_of(&o),
+        value: match o {
+            Operand::Scalar(s) => Some(s),
+            Operand::Tensor(_) => None,
+        },
     };
+    let dtype = plan::where_plan(cond.dtype(), &info(a), &info(b))?;
     let mut owned = Vec::new();
     for o in [a, b] {
         if let Operand::Scalar(s) = o {
-            plan::check_fits(OP, s, check)?;
             owned.push(scalar_tensor(s, dtype));
         }
     }
@@ -367,6 +360,22 @@ pub fn addcmul(
 /// Runs the conversion kernel `src -> dst dtype` over an iterator `[out, src]`.
 fn run_cast(iter: &TensorIterator) {
     let (dd, sd) = (iter.dtype(0), iter.dtype(1));
+    if sd == dd {
+        // No conversion: the bits move as they are, as unsigned integers of the element's size
+        // (f16/bf16 through f32 would quiet signalling NaNs; four kernels serve all dtypes).
+        let bits = match sd.size() {
+            1 => DType::U8,
+            2 => DType::U16,
+            4 => DType::U32,
+            _ => DType::U64,
+        };
+        crate::with_dtype!(bits, B => kernels::run_blocked(
+            iter,
+            LoopCost::Cheap,
+            kernels::unary::<B, f::Cast<B>>(f::Cast::new(), bits, bits),
+        ));
+        return;
+    }
     if sd != dd && (sd == DType::F16 || dd == DType::F16) {
         // Every conversion from or into f16 goes through f32 (`convert_value`: halves widen
         // to f32 exactly and are rounded from f32), so the kernels' f32 blocks give the same
