@@ -47,8 +47,9 @@ pub fn one_element_value<B: DeviceBackend>(b: &B, t: &B::Tensor) -> Result<Scala
     crate::ops::binary::one_element_value(&b.to_host(t)?)
 }
 
-/// The dtype/kind of an operand, and its value where the plan reads it (a scalar; a
-/// one-element right operand when `rhs_value`, PyTorch's CPU-scalar special cases).
+/// What a plan needs of an operand: dtype, priority class, and its value where the plan reads
+/// it (a scalar; a one-element right operand when `rhs_value`, PyTorch's CPU-scalar special
+/// cases: only then is anything read from the device).
 fn info<B: DeviceBackend>(
     b: &B,
     o: DeviceOperand<B::Tensor>,
@@ -259,30 +260,10 @@ pub fn where_<B: DeviceBackend>(
     x: DeviceOperand<B::Tensor>,
     y: DeviceOperand<B::Tensor>,
 ) -> Result<B::Tensor> {
-    let c = plan::where_plan(b.dtype(cond), &plain_info(b, x), &plain_info(b, y))?;
+    let c = plan::where_plan(b.dtype(cond), &info(b, x, false)?, &info(b, y, false)?)?;
     let (tx, ty) = (materialize(b, x, c)?, materialize(b, y, c)?);
     let types = [c, DType::Bool, c, c];
     launch(b, "where", c, (), &types, c, &[cond, &tx, &ty], None)
-}
-
-/// The dtype/kind/value a clamp or masked_fill plan needs of an operand.
-fn plain_info<B: DeviceBackend>(b: &B, o: DeviceOperand<B::Tensor>) -> OperandInfo {
-    match o {
-        DeviceOperand::Scalar(s) => OperandInfo {
-            dtype: s.dtype(),
-            kind: OperandKind::Scalar,
-            value: Some(s),
-        },
-        DeviceOperand::Tensor(t) => OperandInfo {
-            dtype: b.dtype(t),
-            kind: if b.shape(t).is_empty() {
-                OperandKind::ZeroDim
-            } else {
-                OperandKind::Dimensioned
-            },
-            value: None,
-        },
-    }
 }
 
 /// `clamp(x, min, max)` with the CPU's promotion and checks ([`plan::clamp_plan`]). Scalar
@@ -295,9 +276,10 @@ pub fn clamp<B: DeviceBackend>(
     min: Option<DeviceOperand<B::Tensor>>,
     max: Option<DeviceOperand<B::Tensor>>,
 ) -> Result<B::Tensor> {
-    let (mi, ma) = (min.map(|o| plain_info(b, o)), max.map(|o| plain_info(b, o)));
+    let mi = min.map(|o| info(b, o, false)).transpose()?;
+    let ma = max.map(|o| info(b, o, false)).transpose()?;
     let p = plan::clamp_plan(
-        &plain_info(b, DeviceOperand::Tensor(x)),
+        &info(b, DeviceOperand::Tensor(x), false)?,
         mi.as_ref(),
         ma.as_ref(),
     )?;
@@ -400,8 +382,8 @@ pub fn addcmul<B: DeviceBackend>(
     t2: &B::Tensor,
     value: Scalar,
 ) -> Result<B::Tensor> {
-    let info = |t: &B::Tensor| plain_info(b, DeviceOperand::Tensor(t));
-    let c = plan::addcmul_plan(&info(x), &info(t1), &info(t2), value)?;
+    let of = |t: &B::Tensor| info(b, DeviceOperand::Tensor(t), false);
+    let c = plan::addcmul_plan(&of(x)?, &of(t1)?, &of(t2)?, value)?;
     let (ty, ins) = ([c, c, c, c], [x, t1, t2]);
     match c {
         DType::F16 | DType::BF16 | DType::F32 => {

@@ -862,10 +862,10 @@ fn small_inner(
 
 /// Copies a `rows x cols` tile of `e`-byte elements at `src` (byte strides: `col_stride` along
 /// a tile row, `e` from one tile row to the next, i.e. the source is transposed) into `dst` as
-/// rows of pitch `TILE` elements. The source is read in memory order.
+/// rows of `pitch >= cols` elements. The source is read in memory order.
 ///
 /// # Safety
-/// Every source element of the tile is valid; `dst` holds `TILE * TILE` elements of `e` bytes
+/// Every source element of the tile is valid; `dst` holds `rows * pitch` elements of `e` bytes
 /// suitably aligned (8 bytes).
 unsafe fn gather_tile(
     src: *const u8,
@@ -874,15 +874,23 @@ unsafe fn gather_tile(
     cols: usize,
     e: usize,
     dst: *mut u8,
+    pitch: usize,
 ) {
     #[inline(always)]
-    unsafe fn go<T: Copy>(src: *const u8, cs: isize, rows: usize, cols: usize, dst: *mut T) {
+    unsafe fn go<T: Copy>(
+        src: *const u8,
+        cs: isize,
+        rows: usize,
+        cols: usize,
+        dst: *mut T,
+        pitch: usize,
+    ) {
         for c in 0..cols {
             // SAFETY: the caller's contract; a source line is `rows` contiguous elements.
             unsafe {
                 let line = src.offset(c as isize * cs) as *const T;
                 for r in 0..rows {
-                    dst.add(r * TILE + c).write(line.add(r).read());
+                    dst.add(r * pitch + c).write(line.add(r).read());
                 }
             }
         }
@@ -890,16 +898,16 @@ unsafe fn gather_tile(
     // SAFETY: (each arm) the caller's contract, with T of the element's size.
     unsafe {
         match e {
-            1 => go::<u8>(src, col_stride, rows, cols, dst),
-            2 => go::<u16>(src, col_stride, rows, cols, dst as *mut u16),
-            4 => go::<u32>(src, col_stride, rows, cols, dst as *mut u32),
-            8 => go::<u64>(src, col_stride, rows, cols, dst as *mut u64),
+            1 => go::<u8>(src, col_stride, rows, cols, dst, pitch),
+            2 => go::<u16>(src, col_stride, rows, cols, dst as *mut u16, pitch),
+            4 => go::<u32>(src, col_stride, rows, cols, dst as *mut u32, pitch),
+            8 => go::<u64>(src, col_stride, rows, cols, dst as *mut u64, pitch),
             _ => {
                 for c in 0..cols {
                     for r in 0..rows {
                         core::ptr::copy_nonoverlapping(
                             src.offset(c as isize * col_stride + (r * e) as isize),
-                            dst.add((r * TILE + c) * e),
+                            dst.add((r * pitch + c) * e),
                             e,
                         );
                     }
@@ -925,8 +933,15 @@ fn transposed_tiles(
     let gathered =
         |i: usize| i > 0 && inner[i] != sizes[i] as isize && outer[i] == sizes[i] as isize;
     let count = (1..nt).filter(|&i| gathered(i)).count();
-    // One 8-byte-aligned buffer of TILE x TILE elements (up to 8 bytes) per gathered input.
-    let mut buf = vec![0u64; count * TILE * TILE];
+    // Dense tiles: when every other input is a single value (stride 0 both ways: `copy_`,
+    // casts, unary ops, a bound scalar), the gathered inputs are laid out densely (pitch = the
+    // tile's width) and the output tile is computed into a buffer too, so `k` runs once per
+    // tile over `jn * m` contiguous elements instead of once per 64-element row; the output
+    // rows are then copied out.
+    let dense = (1..nt).all(|i| gathered(i) || (inner[i] == 0 && outer[i] == 0));
+    // One 8-byte-aligned buffer of TILE x TILE elements (up to 8 bytes) per gathered input,
+    // and one for the output tile in the dense mode.
+    let mut buf = vec![0u64; (count + dense as usize) * TILE * TILE];
     let base = buf.as_mut_ptr() as *mut u8;
     let mut slot = [usize::MAX; MAX_WALK_OPERANDS];
     let mut st = [0isize; MAX_WALK_OPERANDS];
@@ -967,15 +982,46 @@ fn transposed_tiles(
                     }
                 }
             }
+            let pitch = if dense { m } else { TILE };
             for i in 0..nt {
                 if slot[i] != usize::MAX {
                     let dst = base.wrapping_add(slot[i] * TILE * TILE * 8);
                     let src =
                         ptrs[i].wrapping_offset(j0 as isize * outer[i] + i0 as isize * inner[i]);
                     // SAFETY: the iterator's contract: the tile's elements of operand i are
-                    // valid; the slot holds TILE * TILE 8-byte cells.
-                    unsafe { gather_tile(src, inner[i], jn, m, sizes[i], dst) };
+                    // valid; the slot holds TILE * TILE >= jn * pitch 8-byte cells.
+                    unsafe { gather_tile(src, inner[i], jn, m, sizes[i], dst, pitch) };
                 }
+            }
+            if dense {
+                let out_tile = base.wrapping_add(count * TILE * TILE * 8);
+                p[0] = out_tile;
+                for (i, q) in p[..nt].iter_mut().enumerate().skip(1) {
+                    *q = if slot[i] != usize::MAX {
+                        base.wrapping_add(slot[i] * TILE * TILE * 8)
+                    } else {
+                        ptrs[i]
+                    };
+                }
+                let mut unit = [0isize; MAX_WALK_OPERANDS];
+                for i in 0..nt {
+                    unit[i] = if i == 0 || slot[i] != usize::MAX {
+                        sizes[i] as isize
+                    } else {
+                        0
+                    };
+                }
+                k(&p[..nt], &unit[..nt], jn * m);
+                let row = m * sizes[0];
+                for j in 0..jn {
+                    let dst = ptrs[0]
+                        .wrapping_offset((j0 + j) as isize * outer[0] + i0 as isize * inner[0]);
+                    // SAFETY: the output's row j of the tile is `m` valid unit-stride elements
+                    // (the iterator's contract; `unit(0)`), the buffer's row j holds them as
+                    // `k` wrote them; the two never overlap (the buffer is this call's own).
+                    unsafe { core::ptr::copy_nonoverlapping(out_tile.add(j * row), dst, row) };
+                }
+                continue;
             }
             for j in 0..jn {
                 for (i, q) in p[..nt].iter_mut().enumerate() {

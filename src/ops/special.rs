@@ -33,6 +33,18 @@ pub fn result_type_of(ops: &[Operand]) -> Option<DType> {
         .finish()
 }
 
+/// What a plan of [`plan`] needs of an operand: dtype, priority class, a scalar's value.
+fn plan_info(o: Operand) -> OperandInfo {
+    OperandInfo {
+        dtype: o.dtype(),
+        kind: kind_of(&o),
+        value: match o {
+            Operand::Scalar(s) => Some(s),
+            Operand::Tensor(_) => None,
+        },
+    }
+}
+
 /// A scalar as a 0-d tensor of `dtype` (a one-element operand the kernels broadcast).
 fn scalar_tensor(s: Scalar, dtype: DType) -> DynTensor {
     crate::with_dtype!(dtype, T => crate::Tensor::<T>::scalar(s.to::<T>()).into())
@@ -86,16 +98,8 @@ pub fn clamp(
     out: Option<&DynTensor>,
 ) -> Result<DynTensor> {
     const OP: &str = "clamp";
-    let info = |o: Operand| OperandInfo {
-        dtype: o.dtype(),
-        kind: kind_of(&o),
-        value: match o {
-            Operand::Scalar(s) => Some(s),
-            Operand::Tensor(_) => None,
-        },
-    };
-    let (mi, ma) = (min.map(info), max.map(info));
-    let p = plan::clamp_plan(&info(Operand::Tensor(x)), mi.as_ref(), ma.as_ref())?;
+    let (mi, ma) = (min.map(plan_info), max.map(plan_info));
+    let p = plan::clamp_plan(&plan_info(Operand::Tensor(x)), mi.as_ref(), ma.as_ref())?;
     let compute = p.compute;
     let scalar = |b: plan::ClampBound| match b {
         plan::ClampBound::Scalar(s) => (Some(s), false),
@@ -213,15 +217,7 @@ pub fn where_(
     out: Option<&DynTensor>,
 ) -> Result<DynTensor> {
     const OP: &str = "where";
-    let info = |o: Operand| OperandInfo {
-        dtype: o.dtype(),
-        kind: kind_of(&o),
-        value: match o {
-            Operand::Scalar(s) => Some(s),
-            Operand::Tensor(_) => None,
-        },
-    };
-    let dtype = plan::where_plan(cond.dtype(), &info(a), &info(b))?;
+    let dtype = plan::where_plan(cond.dtype(), &plan_info(a), &plan_info(b))?;
     let mut owned = Vec::new();
     for o in [a, b] {
         if let Operand::Scalar(s) = o {
