@@ -240,3 +240,34 @@ fn half_blocks_and_strided_blocks() {
             .all(|(s, (a, r))| *s == a.wrapping_add(*r))
     );
 }
+
+/// The 2-D walk's tiles: an input transposed against the output over 64x64 tiles and edge
+/// tiles, in the dense form (copy_, a cast, `contiguous()`, a bound scalar: the kernel runs
+/// once per tile into a buffer, rows copied out) and the per-row form (two tensor inputs).
+#[test]
+fn transposed_tiles_dense_and_per_row() {
+    let (r, c) = (65usize, 70usize);
+    let a = t(&(0..r * c).map(|i| i as f32).collect::<Vec<_>>(), &[r, c]);
+    let at = a.t(); // [c, r], element (i, j) = j * c + i
+    let want: Vec<f32> = (0..c * r).map(|k| ((k % r) * c + k / r) as f32).collect();
+    assert_eq!(at.contiguous().to_vec(), want);
+    let mut out = Tensor::<f64>::zeros(&[c, r]);
+    out.copy_(&at);
+    assert_eq!(
+        out.to_vec(),
+        want.iter().map(|&x| x as f64).collect::<Vec<_>>()
+    );
+    let mut neg = Tensor::<f32>::zeros(&[c, r]);
+    at.neg_out(&mut neg);
+    assert_eq!(neg.to_vec(), want.iter().map(|&x| -x).collect::<Vec<_>>());
+    let ones = Tensor::<f32>::ones(&[c, r]);
+    let mut sum = Tensor::<f32>::zeros(&[c, r]);
+    sum.copy_(&(&at * 1.0)); // the product keeps at's order; copy_ transposes it
+    assert_eq!(sum.to_vec(), want);
+    let mut both = Tensor::<f32>::zeros(&[c, r]);
+    at.add_out(&ones, &mut both);
+    assert_eq!(
+        both.to_vec(),
+        want.iter().map(|&x| x + 1.0).collect::<Vec<_>>()
+    );
+}
