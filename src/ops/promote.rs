@@ -33,19 +33,25 @@ pub trait PromoteIntScalar: Element {
 
 /// A Rust number that a `Tensor` operator takes as its scalar operand.
 pub trait ScalarOperand: Copy + Into<crate::scalar::Scalar> {}
+/// The Rust integers among them: bool and integer tensors take any of them (one generic impl).
+pub trait IntegerOperand: ScalarOperand {}
 macro_rules! scalar_operands {
-    ($($t:ty),*) => {$( impl ScalarOperand for $t {} )*};
+    (float [$($f:ty),*] int [$($i:ty),*]) => {
+        $( impl ScalarOperand for $f {} )*
+        $( impl ScalarOperand for $i {} impl IntegerOperand for $i {} )*
+    };
 }
-scalar_operands!(
-    f16, bf16, f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize
-);
+scalar_operands!(float [f16, bf16, f32, f64] int [i8, i16, i32, i64, isize, u8, u16, u32, u64, usize]);
 
 /// The result element type of `Tensor<Self> op number` for the Rust number `S`. A float tensor
 /// takes every Rust number (`&w * lr` with `lr: f32`, `&w / 2usize`) and keeps its type: its
 /// impl is generic over `S` and its output does not mention `S`, so a literal (`&w * 2.0`) still
 /// gives a known `Tensor<f32>` before the literal's own type is settled. Bool and integer
-/// tensors, whose result depends on the number's kind (`Tensor<i64> * 2.5` is f32), take f64
-/// and i64: one impl per kind, so a literal picks its impl by its kind alone.
+/// tensors follow PyTorch's kind rule: every Rust integer keeps the tensor's type (bool gives
+/// i64; one impl generic over [`IntegerOperand`], so `&i * 2` is known at once too), and a float
+/// number gives the default float (`Tensor<i64> * 2.5` is f32). The float number is f64 only:
+/// a second float impl (f32) would leave `(&i * 2.5).to_vec()` without a type until the
+/// literal's fallback, too late for the method call.
 pub trait ScalarRule<S>: Element {
     type Output: DynElement + PromoteFloatScalar + PromoteIntScalar;
 }
@@ -59,11 +65,11 @@ macro_rules! scalar_rule_float {
 crate::__dtype_list! { float; scalar_rule_float; }
 macro_rules! scalar_rule_integral {
     ([$($V:ident $tok:ident: $T:ty, $s:literal;)*]) => {$(
+        impl<S: IntegerOperand> ScalarRule<S> for $T {
+            type Output = IntOf<$T>;
+        }
         impl ScalarRule<f64> for $T {
             type Output = FloatOf<$T>;
-        }
-        impl ScalarRule<i64> for $T {
-            type Output = IntOf<$T>;
         }
     )*};
 }

@@ -49,8 +49,7 @@
 use super::Operand;
 use super::binary::binary;
 use super::promote::{
-    CastsInto, FloatOf, IntOf, Promote, PromoteFloatScalar, PromoteIntScalar, Promoted, ScalarOf,
-    ScalarOperand, ScalarRule,
+    CastsInto, FloatOf, Promote, PromoteFloatScalar, Promoted, ScalarOf, ScalarOperand, ScalarRule,
 };
 use super::special;
 use super::unary::unary;
@@ -973,8 +972,7 @@ macro_rules! tensor_operators {
             }
         }
         tensor_operators!(@scalar $Trait, $method, $Assign, $assign, $op);
-        tensor_operators!(@number $Trait, $method, $Assign, $assign, $op, FloatOf, PromoteFloatScalar, f64);
-        tensor_operators!(@number $Trait, $method, $Assign, $assign, $op, IntOf, PromoteIntScalar, i64);
+        tensor_operators!(@number $Trait, $method, $op, f64, i64);
     )*};
     // `tensor op number` and `tensor op= number`: one impl, the result type from `ScalarRule`.
     (@scalar $Trait:ident, $method:ident, $Assign:ident, $assign:ident, $op:ident) => {
@@ -1023,26 +1021,28 @@ macro_rules! tensor_operators {
         }
     };
     // The reverse forms (`2.0 * &t`): one impl per number type (a foreign type cannot take a
-    // generic impl), f64 and i64 only, so that a literal picks one by its kind.
-    (@number $Trait:ident, $method:ident, $Assign:ident, $assign:ident, $op:ident, $Of:ident, $Rule:ident, $($n:ty),*) => {$(
+    // generic impl), the result type from the tensor's `ScalarRule` for that number. f64 and
+    // i64 only: with a second float (or integer) type, `(2.0 * &t).to_vec()` would have two
+    // candidate impls and no type until the literal's fallback, too late for the method call.
+    (@number $Trait:ident, $method:ident, $op:ident, $($n:ty),*) => {$(
         impl<A> std::ops::$Trait<&Tensor<A>> for $n
         where
-            A: DynElement + $Rule,
-            f::$op: Functor<($Of<A>, $Of<A>), Output = $Of<A>>,
+            A: DynElement + ScalarRule<$n>,
+            f::$op: Functor<(ScalarOf<A, $n>, ScalarOf<A, $n>), Output = ScalarOf<A, $n>>,
         {
-            type Output = Tensor<$Of<A>>;
+            type Output = Tensor<ScalarOf<A, $n>>;
             #[track_caller]
             fn $method(self, rhs: &Tensor<A>) -> Self::Output {
                 let a = TOperand::Scalar(Scalar::from(self));
-                ok(binary_new::<$Of<A>, A, $Of<A>, $Of<A>, _>(BinaryOp::$op, f::$op, a, TOperand::Tensor(rhs)))
+                ok(binary_new::<ScalarOf<A, $n>, A, ScalarOf<A, $n>, ScalarOf<A, $n>, _>(BinaryOp::$op, f::$op, a, TOperand::Tensor(rhs)))
             }
         }
         impl<A> std::ops::$Trait<Tensor<A>> for $n
         where
-            A: DynElement + $Rule,
-            f::$op: Functor<($Of<A>, $Of<A>), Output = $Of<A>>,
+            A: DynElement + ScalarRule<$n>,
+            f::$op: Functor<(ScalarOf<A, $n>, ScalarOf<A, $n>), Output = ScalarOf<A, $n>>,
         {
-            type Output = Tensor<$Of<A>>;
+            type Output = Tensor<ScalarOf<A, $n>>;
             #[track_caller]
             fn $method(self, rhs: Tensor<A>) -> Self::Output {
                 std::ops::$Trait::$method(self, &rhs)
@@ -1186,12 +1186,13 @@ where
     }
 }
 
-// `number / tensor`: f64 and i64 only (see `tensor_operators!`'s `@number`).
+// `number / tensor`: true division, `FloatOf<A>` whatever the number; f64 and i64 only (see
+// `tensor_operators!`'s `@number`).
 macro_rules! div_numbers {
     ($($n:ty),*) => {$(
         impl<A> std::ops::Div<&Tensor<A>> for $n
         where
-            A: DynElement + PromoteFloatScalar,
+            A: DynElement + ScalarRule<$n> + PromoteFloatScalar,
             f::Div: Functor<(FloatOf<A>, FloatOf<A>), Output = FloatOf<A>>,
         {
             type Output = Tensor<FloatOf<A>>;
