@@ -159,7 +159,7 @@ fn fastmath_within_golden_tolerance() {
             ),
             (fastmath::tanh_f32(x) as f64, xd.tanh(), 2f64.powi(-126)),
             (
-                fastmath::gelu_erf_f32(x) as f64,
+                fastmath::erf::gelu_f32(x) as f64,
                 0.5 * xd * (1.0 + libm::erf(xd / std::f64::consts::SQRT_2)),
                 2.0 * f32::EPSILON as f64 * xd.abs().max(1.0),
             ),
@@ -181,7 +181,7 @@ fn fastmath_within_golden_tolerance() {
         fastmath::exp_f32,
         fastmath::sigmoid_f32,
         fastmath::tanh_f32,
-        fastmath::gelu_erf_f32,
+        fastmath::erf::gelu_f32,
     ] {
         assert!(f(f32::NAN).is_nan());
     }
@@ -216,7 +216,7 @@ fn unary_f32_fast_ops_match_functions() {
             (t.tanh(), fastmath::tanh_f32),
             (
                 t.gelu(weft::functors::GeluApproximate::None),
-                fastmath::gelu_erf_f32,
+                fastmath::erf::gelu_f32,
             ),
         ];
         for (got, f) in cases {

@@ -1,14 +1,23 @@
-//! Accuracy of the branch-free f32 math in `functors::fastmath` over the whole f32 domain: every
-//! function against the f64 std (libm) result rounded to f32, in ulps (distance in the ordered
-//! bit patterns, so subnormals count their own ulps). 10^7 inputs per function: a bit-pattern
-//! stride that covers every exponent and sign, random bit patterns from a fixed seed, and the
-//! boundary values of each function; plus the special values, exactly. The `#[ignore]`d test
-//! runs all 2^32 inputs per function (`cargo test --release --test math_accuracy -- --ignored`,
-//! 1-3 minutes per function on 2 cores; `MATH_ACCURACY_ONLY=sin,cos` picks functions).
+//! Accuracy of the branch-free one-argument f32 math in `functors::fastmath` over the whole f32
+//! domain: 20 functions (`log`, `log2`, `log10`, `log1p`, `sin`, `cos`, `exp2`, `expm1`; from
+//! `fastmath::trig` `tan`, `atan`, `asin`, `acos`; from `fastmath::hyperbolic` `sinh`, `cosh`,
+//! `asinh`, `acosh`, `atanh`; from `fastmath::erf` `erf`, `erfc`, exact `gelu`), every one
+//! against the f64 result rounded to f32 (std, i.e. the system libm; `libm::erf`/`libm::erfc`
+//! for erf, erfc and gelu = `x/2 · erfc(-x/√2)`), in ulps (distance in the ordered bit patterns,
+//! so subnormals count their own ulps). Over 10^7 inputs per function: a bit-pattern stride
+//! that covers every exponent and sign, random bit patterns from a fixed seed, and the boundary
+//! values of every function (the boundary values alone in a test of their own); plus the
+//! special values, exactly (and the f64 references agree with that table), and the f32 tensor
+//! ops are checked to be these functions bit for bit. The two-argument functions (`atan2`,
+//! `pow`, `hypot`) are in `tests/math_accuracy_pairs.rs`. The `#[ignore]`d test runs all 2^32
+//! inputs per function (`cargo test --release --test math_accuracy -- --ignored`, 1-3 minutes
+//! per function on 2 cores; `MATH_ACCURACY_ONLY=sin,cos` picks functions).
 
 use rayon::prelude::*;
 use weft::Tensor;
+use weft::functors::GeluApproximate;
 use weft::functors::fastmath;
+use weft::functors::fastmath::{erf, hyperbolic, trig};
 
 /// The bound every function must meet.
 const MAX_ULP: u64 = 4;
@@ -16,8 +25,13 @@ const MAX_ULP: u64 = 4;
 type F32Fn = fn(f32) -> f32;
 type F64Fn = fn(f64) -> f64;
 
-/// (name, fast f32 function, f64 reference).
-const FUNCS: [(&str, F32Fn, F64Fn); 8] = [
+/// Exact gelu in f64: `x/2 · erfc(-x/√2)`.
+fn gelu_ref(x: f64) -> f64 {
+    0.5 * x * libm::erfc(-x / core::f64::consts::SQRT_2)
+}
+
+/// (name, fast f32 function, f64 reference). glibc's `acosh` is already NaN for every x < 1.
+const FUNCS: [(&str, F32Fn, F64Fn); 20] = [
     ("log", fastmath::log_f32, f64::ln),
     ("log2", fastmath::log2_f32, f64::log2),
     ("log10", fastmath::log10_f32, f64::log10),
@@ -26,6 +40,18 @@ const FUNCS: [(&str, F32Fn, F64Fn); 8] = [
     ("cos", fastmath::cos_f32, f64::cos),
     ("exp2", fastmath::exp2_f32, f64::exp2),
     ("expm1", fastmath::expm1_f32, f64::exp_m1),
+    ("tan", trig::tan_f32, f64::tan),
+    ("atan", trig::atan_f32, f64::atan),
+    ("asin", trig::asin_f32, f64::asin),
+    ("acos", trig::acos_f32, f64::acos),
+    ("sinh", hyperbolic::sinh_f32, f64::sinh),
+    ("cosh", hyperbolic::cosh_f32, f64::cosh),
+    ("asinh", hyperbolic::asinh_f32, f64::asinh),
+    ("acosh", hyperbolic::acosh_f32, f64::acosh),
+    ("atanh", hyperbolic::atanh_f32, f64::atanh),
+    ("erf", erf::erf_f32, libm::erf),
+    ("erfc", erf::erfc_f32, libm::erfc),
+    ("gelu", erf::gelu_f32, gelu_ref),
 ];
 
 /// Position of a float in the ordered line of f32 values (±0 are both 0).
@@ -76,9 +102,101 @@ fn around(v: f32, n: u32, out: &mut Vec<f32>) {
     }
 }
 
+/// The thresholds of `trig`: the atan range limits tan(π/8), tan(3π/8), 1; the asin/acos limit
+/// 1/2 and the domain edge 1; where atan/tan/asin become x (|x| ~ 2^-12) and atan becomes π/2
+/// (|x| ~ 2^24).
+const TRIG_THRESHOLDS: [f32; 10] = [
+    0.414_213_57,
+    2.414_213_6,
+    0.5,
+    1.0,
+    2.441_406_3e-4,
+    4.315_837_3e-4,
+    3.452_669_8e-4,
+    16_777_216.0,
+    33_554_432.0,
+    1.0e-6,
+];
+
+/// The thresholds of `hyperbolic`: the overflow edge of sinh/cosh (89.41598...) and their
+/// |x| = 90 clamp, the |x| < 2^-12 cut of asinh/atanh, ±1 (acosh, atanh), and the inputs where
+/// the log reduction `a = 2^k m` changes k (a = 2^k √2, i.e. asinh x = sinh((k + ½) ln2),
+/// acosh x = cosh(...), atanh x = tanh(...)).
+fn hyperbolic_thresholds() -> Vec<f32> {
+    let mut v: Vec<f32> = vec![
+        f32::from_bits(0x42b2_d4fc),
+        f32::from_bits(0x42b2_d4fd),
+        90.0,
+        1.0 / 4096.0,
+        1.0,
+        0.5,
+    ];
+    for k in -1..=130 {
+        let h = (k as f64 + 0.5) * core::f64::consts::LN_2;
+        v.push(h.sinh() as f32);
+        v.push(h.cosh() as f32);
+        v.push((h / 2.0).tanh() as f32);
+        v.push(h as f32);
+    }
+    v
+}
+
+/// The smallest positive f32 `x` (by bit pattern, in `[lo, hi]`) where `pred(x)` holds, for a
+/// predicate that is monotone there: where a reference crosses a threshold.
+fn first(lo: f32, hi: f32, pred: impl Fn(f32) -> bool) -> f32 {
+    let (mut lo, mut hi) = (lo.to_bits(), hi.to_bits());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(f32::from_bits(mid)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    f32::from_bits(lo)
+}
+
+/// The thresholds of `erf`: the kernels' interval edges (erf: 1.1, 2.4, clamp 4; erfc: 1, 2.2,
+/// 4.3, clamp 12, and SLEEF's 10.1 cut; times √2 for gelu; the erf `1e-4` cut, the gelu cut at
+/// -17), and where the references cross their thresholds: `erfc` becomes subnormal (≈9.19) and
+/// 0 (≈10.13), `erf` rounds to 1, `erfc(-x)` rounds to 2, `gelu` becomes subnormal (≈-13.15),
+/// -0 (≈-14.36), and equals x.
+fn erf_thresholds() -> Vec<f32> {
+    let sqrt2 = core::f32::consts::SQRT_2;
+    let erfc = |x: f32| libm::erfc(x as f64) as f32;
+    let erf = |x: f32| libm::erf(x as f64) as f32;
+    let gelu = |x: f32| gelu_ref(x as f64) as f32;
+    vec![
+        1.0,
+        1e-4,
+        1.1,
+        2.4,
+        4.0,
+        2.2,
+        4.3,
+        10.1,
+        12.0,
+        17.0,
+        sqrt2,
+        2.2 * sqrt2,
+        4.3 * sqrt2,
+        10.1 * sqrt2,
+        12.0 * sqrt2,
+        first(1.0, 20.0, |x| erfc(x) == 0.0),
+        first(1.0, 20.0, |x| erfc(x) < f32::MIN_POSITIVE),
+        first(0.5, 20.0, |x| erf(x) == 1.0),
+        first(0.5, 20.0, |x| erfc(-x) == 2.0),
+        first(1.0, 30.0, |x| gelu(-x) > -f32::MIN_POSITIVE),
+        first(1.0, 30.0, |x| gelu(-x) == 0.0),
+        first(0.5, 30.0, |x| gelu(x) == x),
+    ]
+}
+
 /// Boundary values of the functions: signed zeros, subnormal and normal limits, powers of 2
-/// and 10, the neighbourhoods of 1 (logs), -1 and the `|x| < 2^-24` cut (log1p), √2 and √½
-/// (the log reduction), and the floats nearest to multiples of π/2 (sin/cos reduction).
+/// and 10, the neighbourhoods of 1 (logs, acosh, atanh), -1 and the `|x| < 2^-24` cut (log1p),
+/// √2 and √½ (the log reduction), the floats nearest to multiples of π/2 (sin/cos/tan
+/// reduction), the neighbourhood of ±1/2 (asin/acos), and the thresholds of `trig`,
+/// `hyperbolic` and `erf` above, each with 64 neighbours on both sides; ±inf and NaN.
 fn boundary_inputs() -> Vec<f32> {
     let mut v = vec![
         0.0,
@@ -95,6 +213,9 @@ fn boundary_inputs() -> Vec<f32> {
         -1.0,
         1.0,
     ];
+    v.extend(TRIG_THRESHOLDS);
+    v.extend(hyperbolic_thresholds());
+    v.extend(erf_thresholds());
     for e in -149..=127 {
         v.push(2f32.powi(e));
     }
@@ -109,13 +230,18 @@ fn boundary_inputs() -> Vec<f32> {
     // Dense around 1 and -1.
     around(1.0, 1 << 17, &mut out);
     around(-1.0, 1 << 17, &mut out);
+    // Dense around 1/2 and -1/2.
+    around(0.5, 1 << 12, &mut out);
+    around(-0.5, 1 << 12, &mut out);
     // Nearest floats to k·π/2, and their neighbours.
     for k in 1..200_000u32 {
         let x = (k as f64 * core::f64::consts::FRAC_PI_2) as f32;
         around(x, 2, &mut out);
         around(-x, 2, &mut out);
     }
+    // (`around` runs past ±f32::MAX and -0 into NaN patterns: one NaN is enough.)
     out.retain(|x| !x.is_nan());
+    out.extend([f32::INFINITY, f32::NEG_INFINITY, f32::NAN]);
     out
 }
 
@@ -150,6 +276,25 @@ fn max_ulp_over_sampled_domain() {
                 f(x),
                 r(x as f64) as f32
             ));
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
+#[test]
+fn boundaries_within_bound() {
+    // The boundary values alone, so that a failure there is named as such.
+    let inputs = boundary_inputs();
+    let mut failed = Vec::new();
+    for (name, f, r) in FUNCS {
+        let (u, x) = worst(f, r, &inputs);
+        println!(
+            "{name:>6}: max {u} ulp over the {} boundary values (at x = {x:e}, {:#010x})",
+            inputs.len(),
+            x.to_bits()
+        );
+        if u > MAX_ULP {
+            failed.push(format!("{name}: {u} ulp at boundary x = {x:e}"));
         }
     }
     assert!(failed.is_empty(), "{failed:#?}");
@@ -202,8 +347,15 @@ fn same(got: f32, want: f32) -> bool {
 
 #[test]
 fn special_values_exact() {
+    use core::f32::consts::{FRAC_PI_2, FRAC_PI_4, PI};
     let (inf, nan) = (f32::INFINITY, f32::NAN);
     let sub = f32::from_bits(1);
+    let max_sub = f32::from_bits(0x007f_ffff);
+    let tiny = f32::MIN_POSITIVE;
+    let big = f32::MAX;
+    // The largest finite sinh/cosh input, and the next float (overflow).
+    let (fin, ovf) = (f32::from_bits(0x42b2_d4fc), f32::from_bits(0x42b2_d4fd));
+    let (one_m, one_p) = (f32::from_bits(0x3f7f_ffff), f32::from_bits(0x3f80_0001));
     #[rustfmt::skip]
     let cases: &[(&str, F32Fn, f32, f32)] = &[
         ("log", fastmath::log_f32, 0.0, -inf),
@@ -276,10 +428,174 @@ fn special_values_exact() {
         ("expm1", fastmath::expm1_f32, sub, sub),
         ("expm1", fastmath::expm1_f32, -sub, -sub),
         ("expm1", fastmath::expm1_f32, 1e-30, 1e-30),
+        ("tan", trig::tan_f32, 0.0, 0.0),
+        ("tan", trig::tan_f32, -0.0, -0.0),
+        ("tan", trig::tan_f32, inf, nan),
+        ("tan", trig::tan_f32, -inf, nan),
+        ("tan", trig::tan_f32, nan, nan),
+        ("tan", trig::tan_f32, sub, sub),
+        ("tan", trig::tan_f32, -sub, -sub),
+        ("tan", trig::tan_f32, max_sub, max_sub),
+        ("tan", trig::tan_f32, -tiny, -tiny),
+        ("tan", trig::tan_f32, 1e-30, 1e-30),
+        ("atan", trig::atan_f32, 0.0, 0.0),
+        ("atan", trig::atan_f32, -0.0, -0.0),
+        ("atan", trig::atan_f32, inf, FRAC_PI_2),
+        ("atan", trig::atan_f32, -inf, -FRAC_PI_2),
+        ("atan", trig::atan_f32, nan, nan),
+        ("atan", trig::atan_f32, f32::MAX, FRAC_PI_2),
+        ("atan", trig::atan_f32, -f32::MAX, -FRAC_PI_2),
+        ("atan", trig::atan_f32, 1.0, FRAC_PI_4),
+        ("atan", trig::atan_f32, -1.0, -FRAC_PI_4),
+        ("atan", trig::atan_f32, sub, sub),
+        ("atan", trig::atan_f32, -sub, -sub),
+        ("atan", trig::atan_f32, max_sub, max_sub),
+        ("atan", trig::atan_f32, 1e-30, 1e-30),
+        ("asin", trig::asin_f32, 0.0, 0.0),
+        ("asin", trig::asin_f32, -0.0, -0.0),
+        ("asin", trig::asin_f32, 1.0, FRAC_PI_2),
+        ("asin", trig::asin_f32, -1.0, -FRAC_PI_2),
+        ("asin", trig::asin_f32, 1.000_000_1, nan),
+        ("asin", trig::asin_f32, -1.000_000_1, nan),
+        ("asin", trig::asin_f32, 2.0, nan),
+        ("asin", trig::asin_f32, inf, nan),
+        ("asin", trig::asin_f32, -inf, nan),
+        ("asin", trig::asin_f32, nan, nan),
+        ("asin", trig::asin_f32, f32::MAX, nan),
+        ("asin", trig::asin_f32, sub, sub),
+        ("asin", trig::asin_f32, -sub, -sub),
+        ("asin", trig::asin_f32, 1e-30, 1e-30),
+        ("acos", trig::acos_f32, 1.0, 0.0),
+        ("acos", trig::acos_f32, -1.0, PI),
+        ("acos", trig::acos_f32, 0.0, FRAC_PI_2),
+        ("acos", trig::acos_f32, -0.0, FRAC_PI_2),
+        ("acos", trig::acos_f32, sub, FRAC_PI_2),
+        ("acos", trig::acos_f32, 1.000_000_1, nan),
+        ("acos", trig::acos_f32, -1.000_000_1, nan),
+        ("acos", trig::acos_f32, inf, nan),
+        ("acos", trig::acos_f32, -inf, nan),
+        ("acos", trig::acos_f32, nan, nan),
+        ("acos", trig::acos_f32, -f32::MAX, nan),
+        ("sinh", hyperbolic::sinh_f32, 0.0, 0.0),
+        ("sinh", hyperbolic::sinh_f32, -0.0, -0.0),
+        ("sinh", hyperbolic::sinh_f32, inf, inf),
+        ("sinh", hyperbolic::sinh_f32, -inf, -inf),
+        ("sinh", hyperbolic::sinh_f32, nan, nan),
+        ("sinh", hyperbolic::sinh_f32, sub, sub),
+        ("sinh", hyperbolic::sinh_f32, -sub, -sub),
+        ("sinh", hyperbolic::sinh_f32, max_sub, max_sub),
+        ("sinh", hyperbolic::sinh_f32, -tiny, -tiny),
+        ("sinh", hyperbolic::sinh_f32, 1e-30, 1e-30),
+        ("sinh", hyperbolic::sinh_f32, fin, 3.402_819_6e38),
+        ("sinh", hyperbolic::sinh_f32, -fin, -3.402_819_6e38),
+        ("sinh", hyperbolic::sinh_f32, ovf, inf),
+        ("sinh", hyperbolic::sinh_f32, -ovf, -inf),
+        ("sinh", hyperbolic::sinh_f32, big, inf),
+        ("sinh", hyperbolic::sinh_f32, -big, -inf),
+        ("cosh", hyperbolic::cosh_f32, 0.0, 1.0),
+        ("cosh", hyperbolic::cosh_f32, -0.0, 1.0),
+        ("cosh", hyperbolic::cosh_f32, inf, inf),
+        ("cosh", hyperbolic::cosh_f32, -inf, inf),
+        ("cosh", hyperbolic::cosh_f32, nan, nan),
+        ("cosh", hyperbolic::cosh_f32, sub, 1.0),
+        ("cosh", hyperbolic::cosh_f32, -sub, 1.0),
+        ("cosh", hyperbolic::cosh_f32, fin, 3.402_819_6e38),
+        ("cosh", hyperbolic::cosh_f32, -fin, 3.402_819_6e38),
+        ("cosh", hyperbolic::cosh_f32, ovf, inf),
+        ("cosh", hyperbolic::cosh_f32, -ovf, inf),
+        ("cosh", hyperbolic::cosh_f32, -big, inf),
+        ("asinh", hyperbolic::asinh_f32, 0.0, 0.0),
+        ("asinh", hyperbolic::asinh_f32, -0.0, -0.0),
+        ("asinh", hyperbolic::asinh_f32, inf, inf),
+        ("asinh", hyperbolic::asinh_f32, -inf, -inf),
+        ("asinh", hyperbolic::asinh_f32, nan, nan),
+        ("asinh", hyperbolic::asinh_f32, sub, sub),
+        ("asinh", hyperbolic::asinh_f32, -sub, -sub),
+        ("asinh", hyperbolic::asinh_f32, max_sub, max_sub),
+        ("asinh", hyperbolic::asinh_f32, 1e-30, 1e-30),
+        ("asinh", hyperbolic::asinh_f32, big, (big as f64).asinh() as f32),
+        ("asinh", hyperbolic::asinh_f32, -big, -(big as f64).asinh() as f32),
+        ("acosh", hyperbolic::acosh_f32, 1.0, 0.0),
+        ("acosh", hyperbolic::acosh_f32, one_m, nan),
+        ("acosh", hyperbolic::acosh_f32, 0.0, nan),
+        ("acosh", hyperbolic::acosh_f32, -0.0, nan),
+        ("acosh", hyperbolic::acosh_f32, -1.0, nan),
+        ("acosh", hyperbolic::acosh_f32, -inf, nan),
+        ("acosh", hyperbolic::acosh_f32, inf, inf),
+        ("acosh", hyperbolic::acosh_f32, nan, nan),
+        ("acosh", hyperbolic::acosh_f32, sub, nan),
+        ("acosh", hyperbolic::acosh_f32, one_p, (one_p as f64).acosh() as f32),
+        ("acosh", hyperbolic::acosh_f32, big, (big as f64).acosh() as f32),
+        ("atanh", hyperbolic::atanh_f32, 0.0, 0.0),
+        ("atanh", hyperbolic::atanh_f32, -0.0, -0.0),
+        ("atanh", hyperbolic::atanh_f32, 1.0, inf),
+        ("atanh", hyperbolic::atanh_f32, -1.0, -inf),
+        ("atanh", hyperbolic::atanh_f32, one_p, nan),
+        ("atanh", hyperbolic::atanh_f32, -one_p, nan),
+        ("atanh", hyperbolic::atanh_f32, inf, nan),
+        ("atanh", hyperbolic::atanh_f32, -inf, nan),
+        ("atanh", hyperbolic::atanh_f32, nan, nan),
+        ("atanh", hyperbolic::atanh_f32, sub, sub),
+        ("atanh", hyperbolic::atanh_f32, -sub, -sub),
+        ("atanh", hyperbolic::atanh_f32, 1e-30, 1e-30),
+        ("atanh", hyperbolic::atanh_f32, one_m, (one_m as f64).atanh() as f32),
+        ("atanh", hyperbolic::atanh_f32, -one_m, (-one_m as f64).atanh() as f32),
+        ("erf", erf::erf_f32, 0.0, 0.0),
+        ("erf", erf::erf_f32, -0.0, -0.0),
+        ("erf", erf::erf_f32, inf, 1.0),
+        ("erf", erf::erf_f32, -inf, -1.0),
+        ("erf", erf::erf_f32, nan, nan),
+        ("erf", erf::erf_f32, big, 1.0),
+        ("erf", erf::erf_f32, -big, -1.0),
+        ("erf", erf::erf_f32, 4.0, 1.0),
+        ("erf", erf::erf_f32, sub, libm::erf(sub as f64) as f32),
+        ("erf", erf::erf_f32, -sub, -(libm::erf(sub as f64) as f32)),
+        ("erf", erf::erf_f32, max_sub, libm::erf(max_sub as f64) as f32),
+        ("erf", erf::erf_f32, tiny, libm::erf(tiny as f64) as f32),
+        ("erf", erf::erf_f32, 1.0, libm::erf(1.0) as f32),
+        ("erfc", erf::erfc_f32, 0.0, 1.0),
+        ("erfc", erf::erfc_f32, -0.0, 1.0),
+        ("erfc", erf::erfc_f32, inf, 0.0),
+        ("erfc", erf::erfc_f32, -inf, 2.0),
+        ("erfc", erf::erfc_f32, nan, nan),
+        ("erfc", erf::erfc_f32, big, 0.0),
+        ("erfc", erf::erfc_f32, -big, 2.0),
+        ("erfc", erf::erfc_f32, 10.1, 0.0),
+        ("erfc", erf::erfc_f32, 10.0, libm::erfc(10.0) as f32),
+        ("erfc", erf::erfc_f32, -10.0, 2.0),
+        ("erfc", erf::erfc_f32, sub, 1.0),
+        ("erfc", erf::erfc_f32, -sub, 1.0),
+        ("erfc", erf::erfc_f32, 1.0, libm::erfc(1.0) as f32),
+        ("erfc", erf::erfc_f32, -1.0, libm::erfc(-1.0) as f32),
+        ("gelu", erf::gelu_f32, 0.0, 0.0),
+        ("gelu", erf::gelu_f32, -0.0, -0.0),
+        ("gelu", erf::gelu_f32, inf, inf),
+        ("gelu", erf::gelu_f32, -inf, nan),
+        ("gelu", erf::gelu_f32, nan, nan),
+        ("gelu", erf::gelu_f32, big, big),
+        ("gelu", erf::gelu_f32, -big, -0.0),
+        ("gelu", erf::gelu_f32, 17.0, 17.0),
+        ("gelu", erf::gelu_f32, -17.0, -0.0),
+        ("gelu", erf::gelu_f32, -20.0, -0.0),
+        ("gelu", erf::gelu_f32, -13.0, gelu_ref(-13.0) as f32),
+        ("gelu", erf::gelu_f32, sub, 0.0),
+        ("gelu", erf::gelu_f32, -sub, -0.0),
+        ("gelu", erf::gelu_f32, max_sub, gelu_ref(max_sub as f64) as f32),
+        ("gelu", erf::gelu_f32, 1.0, gelu_ref(1.0) as f32),
+        ("gelu", erf::gelu_f32, -1.0, gelu_ref(-1.0) as f32),
     ];
     for &(name, f, x, want) in cases {
         let got = f(x);
         assert!(same(got, want), "{name}({x:e}) = {got:e}, want {want:e}");
+    }
+    // And the f64 references agree with the table (so the table is the references' values).
+    for &(name, _, x, want) in cases {
+        let r = FUNCS.iter().find(|c| c.0 == name).unwrap().2;
+        let rx = r(x as f64) as f32;
+        assert!(
+            same(rx, want),
+            "table entry {name}({x:e}): reference {rx:e}"
+        );
     }
 }
 
@@ -301,7 +617,7 @@ fn tensor_ops_use_the_fast_forms() {
         .t()
         .select(0, 1);
     type Op = fn(&Tensor<f32>) -> Tensor<f32>;
-    let ops: [(&str, Op, F32Fn); 8] = [
+    let ops: [(&str, Op, F32Fn); 20] = [
         ("log", |t| t.log(), fastmath::log_f32),
         ("log2", |t| t.log2(), fastmath::log2_f32),
         ("log10", |t| t.log10(), fastmath::log10_f32),
@@ -310,6 +626,18 @@ fn tensor_ops_use_the_fast_forms() {
         ("cos", |t| t.cos(), fastmath::cos_f32),
         ("exp2", |t| t.exp2(), fastmath::exp2_f32),
         ("expm1", |t| t.expm1(), fastmath::expm1_f32),
+        ("tan", |t| t.tan(), trig::tan_f32),
+        ("atan", |t| t.atan(), trig::atan_f32),
+        ("asin", |t| t.asin(), trig::asin_f32),
+        ("acos", |t| t.acos(), trig::acos_f32),
+        ("sinh", |t| t.sinh(), hyperbolic::sinh_f32),
+        ("cosh", |t| t.cosh(), hyperbolic::cosh_f32),
+        ("asinh", |t| t.asinh(), hyperbolic::asinh_f32),
+        ("acosh", |t| t.acosh(), hyperbolic::acosh_f32),
+        ("atanh", |t| t.atanh(), hyperbolic::atanh_f32),
+        ("erf", |t| t.erf(), erf::erf_f32),
+        ("erfc", |t| t.erfc(), erf::erfc_f32),
+        ("gelu", |t| t.gelu(GeluApproximate::None), erf::gelu_f32),
     ];
     for (name, op, f) in ops {
         for t in [&a, &strided] {

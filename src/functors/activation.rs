@@ -35,8 +35,7 @@ impl Sigmoid {
         sigmoid(x)
     }
 }
-// f32: the vectorizable form (same split on the sign of x).
-real_unary_impls!(Sigmoid, f32 => |_: &Sigmoid, x: f32| super::fastmath::sigmoid_f32(x));
+real_unary_impls!(Sigmoid);
 
 /// `x * sigmoid(x)`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -99,7 +98,7 @@ impl Gelu {
 }
 // f32 exact gelu: the vectorizable form; the tanh approximation keeps the generic body.
 real_unary_impls!(Gelu, f32 => |g: &Gelu, x: f32| match g.approximate {
-    GeluApproximate::None => super::fastmath::gelu_erf_f32(x),
+    GeluApproximate::None => super::fastmath::erf::gelu_f32(x),
     GeluApproximate::Tanh => g.eval(x),
 });
 

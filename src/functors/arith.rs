@@ -590,10 +590,13 @@ real_binary_impls!(Xlogy);
 impl Logaddexp {
     #[inline(always)]
     fn eval<R: Real>(&self, a: R, b: R) -> R {
-        if a.is_infinite() && a == b {
+        if a.is_nan() || b.is_nan() {
+            // One NaN whatever the operands' NaN bits and the operand order the vectorizer
+            // picks for `a - b` (contiguous and strided loops must agree bit for bit).
+            R::NAN
+        } else if a.is_infinite() && a == b {
             a
         } else {
-            // `std::max` (NaN in either operand makes `a - b`, and the result, NaN).
             let m = if a < b { b } else { a };
             m + (-(a - b).abs()).exp().ln_1p()
         }

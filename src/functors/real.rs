@@ -2,6 +2,7 @@
 //! f64 (f16/bf16 functors compute in f32 and round once). Backed by `libm`, so it is `no_std`
 //! and compiles to PTX unchanged.
 
+use super::fastmath as fm;
 use core::ops::{Add, Div, Mul, Neg, Sub};
 
 mod sealed {
@@ -133,7 +134,7 @@ impl Bits for f64 {
 macro_rules! std_or_libm {
     ($($name:ident: $t:ty => $std:ident, $libm:path;)*) => {$(
         #[inline(always)]
-        fn $name(x: $t) -> $t {
+        pub(super) fn $name(x: $t) -> $t {
             #[cfg(feature = "std")]
             {
                 <$t>::$std(x)
@@ -169,39 +170,35 @@ fn copysign_f64(x: f64, s: f64) -> f64 {
     f64::from_bits((x.to_bits() & !(1 << 63)) | (s.to_bits() & (1 << 63)))
 }
 
+// The branch-free forms of `fastmath` wherever one exists (every functor written against
+// `Real` gets them, mish and softplus as much as exp; the loops vectorize), libm elsewhere.
 real_impl!(f32,
-    sqrt = sqrt_f32, exp = libm::expf, exp_m1 = libm::expm1f, ln = libm::logf,
-    ln_1p = libm::log1pf, log2 = libm::log2f, log10 = libm::log10f, sin = libm::sinf,
-    cos = libm::cosf, tan = libm::tanf, asin = libm::asinf, acos = libm::acosf,
-    atan = libm::atanf, sinh = libm::sinhf, cosh = libm::coshf, tanh = libm::tanhf,
-    erf = libm::erff, erfc = libm::erfcf, exp2 = libm::exp2f, asinh = libm::asinhf,
-    acosh = acosh_f32, atanh = libm::atanhf, floor = floor_f32, ceil = ceil_f32, trunc = trunc_f32,
-    round_even = round_even_f32;
-    fmod = fmod_f32, atan2 = libm::atan2f, pow = libm::powf, hypot = libm::hypotf,
-    copysign = copysign_f32, next_after = libm::nextafterf
+    sqrt = sqrt_f32, exp = fm::exp_f32, exp_m1 = fm::expm1_f32, ln = fm::log_f32,
+    ln_1p = fm::log1p_f32, log2 = fm::log2_f32, log10 = fm::log10_f32, sin = fm::sin_f32,
+    cos = fm::cos_f32, tan = fm::trig::tan_f32, asin = fm::trig::asin_f32,
+    acos = fm::trig::acos_f32, atan = fm::trig::atan_f32, sinh = fm::hyperbolic::sinh_f32,
+    cosh = fm::hyperbolic::cosh_f32, tanh = fm::tanh_f32, erf = fm::erf::erf_f32,
+    erfc = fm::erf::erfc_f32, exp2 = fm::exp2_f32, asinh = fm::hyperbolic::asinh_f32,
+    acosh = fm::hyperbolic::acosh_f32, atanh = fm::hyperbolic::atanh_f32, floor = floor_f32,
+    ceil = ceil_f32, trunc = trunc_f32, round_even = round_even_f32;
+    fmod = fmod_f32, atan2 = fm::trig::atan2_f32, pow = fm::power::pow_f32,
+    hypot = fm::power::hypot_f32, copysign = copysign_f32, next_after = libm::nextafterf
 );
 real_impl!(f64,
-    sqrt = sqrt_f64, exp = libm::exp, exp_m1 = libm::expm1, ln = libm::log,
-    ln_1p = libm::log1p, log2 = libm::log2, log10 = libm::log10, sin = libm::sin,
-    cos = libm::cos, tan = libm::tan, asin = libm::asin, acos = libm::acos,
-    atan = libm::atan, sinh = libm::sinh, cosh = libm::cosh, tanh = libm::tanh,
-    erf = libm::erf, erfc = libm::erfc, exp2 = libm::exp2, asinh = libm::asinh,
-    acosh = acosh_f64, atanh = libm::atanh, floor = floor_f64, ceil = ceil_f64, trunc = trunc_f64,
-    round_even = round_even_f64;
-    fmod = fmod_f64, atan2 = libm::atan2, pow = libm::pow, hypot = libm::hypot,
-    copysign = copysign_f64, next_after = libm::nextafter
+    sqrt = sqrt_f64, exp = fm::double::exp_f64, exp_m1 = fm::double::expm1_f64,
+    ln = fm::double::log_f64, ln_1p = fm::double::log1p_f64, log2 = fm::double_hyp::log2_f64,
+    log10 = fm::double_hyp::log10_f64, sin = libm::sin, cos = libm::cos, tan = libm::tan,
+    asin = fm::double_trig::asin_f64, acos = fm::double_trig::acos_f64,
+    atan = fm::double_trig::atan_f64, sinh = fm::double_hyp::sinh_f64,
+    cosh = fm::double_hyp::cosh_f64, tanh = fm::double::tanh_f64,
+    erf = fm::double_erf_pow::erf_f64, erfc = fm::double_erf_pow::erfc_f64,
+    exp2 = fm::double_hyp::exp2_f64, asinh = fm::double_hyp::asinh_f64,
+    acosh = fm::double_hyp::acosh_f64, atanh = fm::double_hyp::atanh_f64, floor = floor_f64,
+    ceil = ceil_f64, trunc = trunc_f64, round_even = round_even_f64;
+    fmod = fmod_f64, atan2 = fm::double_trig::atan2_f64, pow = fm::double_erf_pow::pow_f64,
+    hypot = fm::double_erf_pow::hypot_f64, copysign = copysign_f64,
+    next_after = libm::nextafter
 );
-
-/// `acosh`, NaN below 1: libm's branches on `|x|`, so it returns finite values (or -inf) for
-/// x <= -1 instead of NaN.
-#[inline(always)]
-fn acosh_f32(x: f32) -> f32 {
-    if x < 1.0 { f32::NAN } else { libm::acoshf(x) }
-}
-#[inline(always)]
-fn acosh_f64(x: f64) -> f64 {
-    if x < 1.0 { f64::NAN } else { libm::acosh(x) }
-}
 
 /// C `fmod` for one float type, exact (so bit-identical to libm's), with no panic path: libm's
 /// generic version has an integer `%` and an `ilog2` whose zero cases its early returns exclude,

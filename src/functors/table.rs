@@ -97,18 +97,18 @@ macro_rules! unary_op_table {
         Square square: numeric -> same, Cheap [ViaPow];
         Sin sin: float -> to_float, Expensive [VectorF32];
         Cos cos: float -> to_float, Expensive [VectorF32];
-        Tan tan: float -> to_float, Expensive [];
-        Asin asin: float -> to_float, Expensive [];
-        Acos acos: float -> to_float, Expensive [];
-        Atan atan: float -> to_float, Expensive [];
-        Sinh sinh: float -> to_float, Expensive [];
-        Cosh cosh: float -> to_float, Expensive [];
+        Tan tan: float -> to_float, Expensive [VectorF32];
+        Asin asin: float -> to_float, Expensive [VectorF32];
+        Acos acos: float -> to_float, Expensive [VectorF32];
+        Atan atan: float -> to_float, Expensive [VectorF32];
+        Sinh sinh: float -> to_float, Expensive [VectorF32];
+        Cosh cosh: float -> to_float, Expensive [VectorF32];
         Tanh tanh: float -> to_float, Expensive [VectorF32];
         Sigmoid sigmoid: float -> to_float, Expensive [VectorF32];
-        Silu silu: float -> same, Expensive [];
-        Softplus softplus: float -> same, Expensive [];
+        Silu silu: float -> same, Expensive [VectorF32];
+        Softplus softplus: float -> same, Expensive [VectorF32];
         Gelu gelu: float -> same, Expensive [OwnMethods VectorF32];
-        Erf erf: float -> to_float, Expensive [HalfOwnRounding];
+        Erf erf: float -> to_float, Expensive [HalfOwnRounding VectorF32];
         Floor floor: numeric -> same, Cheap [];
         Ceil ceil: numeric -> same, Cheap [];
         Round round: numeric -> same, Cheap [];
@@ -120,18 +120,18 @@ macro_rules! unary_op_table {
         IsInf isinf: all -> bool, Cheap [];
         IsFinite isfinite: all -> bool, Cheap [];
         Exp2 exp2: float -> to_float, Expensive [VectorF32];
-        Asinh asinh: float -> to_float, Expensive [];
-        Acosh acosh: float -> to_float, Expensive [];
-        Atanh atanh: float -> to_float, Expensive [];
-        Erfc erfc: float -> to_float, Expensive [];
+        Asinh asinh: float -> to_float, Expensive [VectorF32];
+        Acosh acosh: float -> to_float, Expensive [VectorF32];
+        Atanh atanh: float -> to_float, Expensive [VectorF32];
+        Erfc erfc: float -> to_float, Expensive [VectorF32];
         Deg2rad deg2rad: float -> to_float, Cheap [];
         Rad2deg rad2deg: float -> to_float, Cheap [];
         Logit logit: float -> to_float, Expensive [HalfOwnRounding];
-        Mish mish: float -> same, Expensive [];
-        Elu elu: float -> same, Expensive [];
-        Selu selu: float -> same, Expensive [];
-        Celu celu: float -> same, Expensive [];
-        Logsigmoid logsigmoid: float -> same, Expensive [];
+        Mish mish: float -> same, Expensive [VectorF32];
+        Elu elu: float -> same, Expensive [VectorF32];
+        Selu selu: float -> same, Expensive [VectorF32];
+        Celu celu: float -> same, Expensive [VectorF32];
+        Logsigmoid logsigmoid: float -> same, Expensive [VectorF32];
         Hardswish hardswish: float -> same, Cheap [];
         Hardsigmoid hardsigmoid: float -> same, Cheap [];
         Softsign softsign: float -> to_float, Moderate [NoBoolOperand HalfOwnRounding];
@@ -242,7 +242,8 @@ pub enum OpFlag {
     ScalarOpmath,
     /// A scalar exponent has its own functor (`PowScalar`).
     ScalarExponent,
-    /// The f32 functor is a vectorized polynomial (`fastmath`): a cheaper grain in f32.
+    /// The f32 functor is a vectorized polynomial (`fastmath`, through `Real`): a cheaper grain
+    /// in f32.
     VectorF32,
     /// Computed as `pow(x, 2)` with pow's promotion (`square`; bool -> int64).
     ViaPow,

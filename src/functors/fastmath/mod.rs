@@ -1,15 +1,22 @@
-//! Branch-free f32 `exp`, `sigmoid`, `tanh`, exact (erf) `gelu`, `log`, `log2`, `log10`,
-//! `log1p`, `sin` and `cos` that LLVM vectorizes: the CPU ops use them for f32 instead of the
-//! scalar libm calls (the `f32 => ...` overrides in `unary_float.rs`/`activation.rs`). Every branch is a value select, and rounding,
-//! exponent extraction and `2^n` are done with float/integer bit tricks, so the loops become
-//! SIMD at the x86-64 baseline (SSE2) already.
+//! Branch-free math that LLVM vectorizes: `Real`'s f32 (and, for exp/expm1/log/log1p/tanh, f64)
+//! functions are these instead of scalar libm calls (`functors::real`), so every functor written
+//! against `Real` gets them: `exp` as much as `mish`, `softplus`, `logaddexp` or a reduction's
+//! `logsumexp`. Every branch is a value select, and rounding, exponent extraction and `2^n` are
+//! done with float/integer bit tricks, so the loops become SIMD at the x86-64 baseline (SSE2)
+//! already, and 8 lanes wide in the kernels' AVX2 loops.
 //!
-//! Accuracy (checked against f64 in `tests/kernel_paths.rs`, `tests/math_accuracy.rs` and by
-//! the golden tests): `exp`, `sigmoid`, `tanh` within 4 ulp (results below 2^-126 may flush
-//! toward 0, as the golden tolerance's floor allows); `gelu` within `2·eps·max(1,|x|)` absolute
-//! (erf by Abramowitz & Stegun 7.1.26, |error| < 1.5e-7, the same formula as PyTorch's
-//! vectorized erf). The logs and `sin`/`cos` within 4 ulp of the correctly rounded result on
-//! the whole f32 domain (`tests/math_accuracy.rs` measures the maximum), special values exact.
+//! Here: f32 `exp`, `sigmoid`, `tanh`, the logs, `sin`, `cos`, `exp2`, `expm1`. Submodules:
+//! `trig` (tan, atan, asin, acos, atan2), `hyperbolic` (sinh, cosh, asinh, acosh, atanh), `erf`
+//! (erf, erfc, exact gelu), `power` (pow, hypot), `double` (f64 exp, expm1, log, log1p, tanh,
+//! sigmoid), `double_erf_pow` (f64 erf, erfc, pow, hypot), `double_hyp` (f64 sinh, cosh, asinh, acosh, atanh,
+//! log2, log10, exp2), `double_trig` (f64 atan, asin, acos, atan2; sin/cos/tan written but
+//! slower than libm in general, see there). Many f32 forms compute in f64 inside (one rounding at the end: 0-1 ulp).
+//!
+//! Accuracy, against the f64 result rounded (`tests/math_accuracy.rs` over 10^7 inputs per
+//! function in CI, and all 2^32 in its ignored test; `tests/math_accuracy_f64.rs` for the f64
+//! forms): every f32 function within 2 ulp (most 1), special values exact (±0, ±inf, NaN,
+//! domain edges, overflow thresholds). `exp`, `sigmoid`, `tanh` within 4 ulp (results below
+//! 2^-126 may flush toward 0, as the golden tolerance's floor allows).
 //!
 //! Logs: Cephes `logf`/`log2f`/`log10f` (polynomial for `ln(1+f)`, `f = m - 1`,
 //! `m` in [√½, √2)), the mantissa and exponent split off with integer bit operations (musl's
@@ -27,9 +34,23 @@
 //! Cody-Waite f32 path would (both would run for every lane), and is still ~10x faster than
 //! scalar libm.
 
-// The coefficients are Cephes', A&S's and FreeBSD's as published; the clamps are written as
+// The coefficients are Cephes' and FreeBSD's as published; the clamps are written as
 // selects; `x - x` is the NaN of a non-finite x (libm's idiom).
 #![allow(clippy::excessive_precision, clippy::manual_clamp, clippy::eq_op)]
+
+pub mod double;
+pub mod double_erf_pow;
+pub mod double_hyp;
+pub mod double_trig;
+pub mod erf;
+pub mod hyperbolic;
+pub mod power;
+pub mod trig;
+
+/// The square roots the forms below use: the hardware instruction (`sqrtss`/`sqrtps`) with
+/// `std`, libm's correctly rounded software form in the `no_std` (PTX) build.
+#[allow(unused_imports)]
+use super::real::{sqrt_f32, sqrt_f64};
 
 /// `1.5 * 2^23`: adding it rounds an f32 of magnitude < 2^22 to an integer (ties to even) and
 /// leaves that integer in the low mantissa bits.
@@ -90,29 +111,6 @@ pub fn tanh_f32(x: f32) -> f32 {
     let big = 1.0 - 2.0 / (exp_f32(2.0 * ax) + 1.0);
     let r = if ax < 0.625 { small } else { big };
     f32::from_bits(r.to_bits() | (x.to_bits() & 0x8000_0000))
-}
-
-/// `erf` by Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7, absolute).
-#[inline(always)]
-pub fn erf_f32(x: f32) -> f32 {
-    let ax = f32::from_bits(x.to_bits() & 0x7fff_ffff);
-    let t = 1.0 / (1.0 + 0.327_591_1 * ax);
-    let mut p = 1.061_405_4f32;
-    p = p * t - 1.453_152_1;
-    p = p * t + 1.421_413_8;
-    p = p * t - 0.284_496_74;
-    p = p * t + 0.254_829_6;
-    let r = 1.0 - p * t * exp_f32(-ax * ax);
-    f32::from_bits(r.to_bits() | (x.to_bits() & 0x8000_0000))
-}
-
-/// Exact gelu `x/2 (1 + erf(x/√2))` with [`erf_f32`].
-#[inline(always)]
-pub fn gelu_erf_f32(x: f32) -> f32 {
-    let y = x * 0.5 * (1.0 + erf_f32(x * core::f32::consts::FRAC_1_SQRT_2));
-    // A NaN input is returned as it is: the NaN bits of the product would otherwise depend
-    // on the operand order the vectorizer picks (contiguous and strided loops must agree).
-    if x.is_nan() { x } else { y }
 }
 
 /// Splits a positive finite f32 (normal or subnormal) into `m·2^k`, `m` in [√½, √2), and
@@ -373,20 +371,11 @@ pub fn exp2_f32(x: f32) -> f32 {
     y * s1 * s2
 }
 
-/// `e^x - 1` for f32, branch-free, in f64: `x = n ln2 + r` (|r| <= ln2/2), `e^r - 1` by its
-/// Taylor series to degree 11 (error < 2^-45), then `2^n (e^r - 1) + (2^n - 1)`, which has no
-/// cancellation for n != 0 and is the polynomial itself for n = 0.
+/// `e^x - 1` in f64 for |x| <= 90, to ~2^-45 relative: `x = n ln2 + r` (|r| <= ln2/2), the
+/// Taylor series of `e^r - 1` to degree 11, then `2^n (e^r - 1) + (2^n - 1)` (no cancellation
+/// for n != 0). The kernel of [`expm1_f32`] and of `hyperbolic`'s sinh/cosh.
 #[inline(always)]
-pub fn expm1_f32(x: f32) -> f32 {
-    // e^89 overflows f32 and e^-30 - 1 rounds to -1: the clamp changes no result.
-    let xc = if x > 89.0 {
-        89.0
-    } else if x < -30.0 {
-        -30.0
-    } else {
-        x
-    };
-    let xd = xc as f64;
+fn expm1_in_f64(xd: f64) -> f64 {
     const MAGIC: f64 = 6_755_399_441_055_744.0;
     const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
     const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
@@ -406,7 +395,23 @@ pub fn expm1_f32(x: f32) -> f32 {
     p = p * r + 0.5;
     let em1 = p * r * r + r;
     let s = f64::from_bits((n.wrapping_add(1023) as u64) << 52);
-    let y = (s * em1 + (s - 1.0)) as f32;
+    s * em1 + (s - 1.0)
+}
+
+/// `e^x - 1` for f32, branch-free, in f64: `x = n ln2 + r` (|r| <= ln2/2), `e^r - 1` by its
+/// Taylor series to degree 11 (error < 2^-45), then `2^n (e^r - 1) + (2^n - 1)`, which has no
+/// cancellation for n != 0 and is the polynomial itself for n = 0.
+#[inline(always)]
+pub fn expm1_f32(x: f32) -> f32 {
+    // e^89 overflows f32 and e^-30 - 1 rounds to -1: the clamp changes no result.
+    let xc = if x > 89.0 {
+        89.0
+    } else if x < -30.0 {
+        -30.0
+    } else {
+        x
+    };
+    let y = expm1_in_f64(xc as f64) as f32;
     // ±0 keeps its sign.
     if x == 0.0 { x } else { y }
 }

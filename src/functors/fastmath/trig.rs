@@ -1,0 +1,193 @@
+//! Branch-free f32 `tan`, `atan`, `atan2`, `asin` and `acos` that LLVM vectorizes, computed in
+//! f64 internally (like `sin_f32`/`expm1_f32`), so each is within 1-2 ulp of the correctly
+//! rounded result on the whole f32 domain, special values exact.
+//!
+//! `tan`: the exact reduction [`rem_pio2`](super::rem_pio2) of `sin`/`cos` (`x = qπ/2 + t`,
+//! |t| <= π/4), then FreeBSD/musl's f64 `__tandf` polynomial for `tan t` (|tan t/t - p(t)| <
+//! 2^-25.5), and `-1/tan t` (the cotangent) for odd q.
+//!
+//! `atan`/`atan2`: Cephes `atanf`'s range reduction written as selects, in f64: |x| above
+//! tan(3π/8) maps to `π/2 + atan(-1/|x|)`, above tan(π/8) to `π/4 + atan((|x|-1)/(|x|+1))`, so
+//! the argument of the kernel is at most tan(π/8) in magnitude; each form is one quotient
+//! `num/den`, so a lane does one division whatever its range. The kernel is FreeBSD/musl
+//! `atanf`'s odd polynomial (`aT`, fit on [-7/16, 7/16]). `atan2(y, x)` builds the same
+//! quotient from |y| and |x| directly (`|y|/|x|`, `(|y|-|x|)/(|y|+|x|)`, `-|x|/|y|`; in f64
+//! each numerator and denominator is exact and no quotient over- or underflows), then
+//! `π - θ` for a negative x (sign bit, so -0 counts) and the sign of y; the C99 cases (both
+//! zero, both infinite, NaN) are selected at the end.
+//!
+//! `asin`/`acos`: Cephes `asinf`/`acosf`, in f64: for |x| <= 1/2 the odd polynomial in x, above
+//! it `asin|x| = π/2 - 2 asin(√((1-|x|)/2))` (`1 - |x|` exact), the same kernel on the square
+//! root ([`sqrt_f64`](super::sqrt_f64)); `acos x = π/2 - asin x`, `2 asin(√((1-x)/2))`, or
+//! `π - 2 asin(√((1+x)/2))`, so `acos(1) = +0` exactly and nothing cancels.
+
+// The coefficients are FreeBSD's and Cephes' as published (more digits than an f64 holds);
+// `x - x` is the NaN of a non-finite x (libm's idiom, as in `sin_f32`).
+#![allow(clippy::excessive_precision, clippy::eq_op)]
+
+use super::{rem_pio2, sqrt_f64};
+use core::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
+
+const SIGN: u32 = 0x8000_0000;
+
+/// |x| as f32, via the bits.
+#[inline(always)]
+fn abs32(x: f32) -> f32 {
+    f32::from_bits(x.to_bits() & !SIGN)
+}
+
+/// `r` (non-negative) with the sign bit of `s`.
+#[inline(always)]
+fn with_sign_of(r: f32, s: f32) -> f32 {
+    f32::from_bits(r.to_bits() | (s.to_bits() & SIGN))
+}
+
+/// `tan t` on [-π/4, π/4] (FreeBSD/musl `__tandf`, |tan t/t - p(t)| < 2^-25.5).
+#[inline(always)]
+fn tan_poly(t: f64) -> f64 {
+    const T0: f64 = 0.333_331_395_030_791_399_758;
+    const T1: f64 = 0.133_392_002_712_976_742_718;
+    const T2: f64 = 0.053_381_237_844_567_039_352_3;
+    const T3: f64 = 0.024_528_318_116_654_727_887_3;
+    const T4: f64 = 0.002_974_357_433_599_673_049_27;
+    const T5: f64 = 0.009_465_647_849_436_731_667_28;
+    let z = t * t;
+    let r = T4 + z * T5;
+    let u = T2 + z * T3;
+    let w = z * z;
+    let s = z * t;
+    let v = T0 + z * T1;
+    (t + s * v) + (s * w) * (u + w * r)
+}
+
+/// Tangent for f32, branch-free on the whole range: `rem_pio2` (exact, see the parent module),
+/// musl's `__tandf` polynomial, `-1/tan` in odd quadrants. Max error 1 ulp (measured on all
+/// 2^32 inputs).
+#[inline(always)]
+pub fn tan_f32(x: f32) -> f32 {
+    let (q, t) = rem_pio2(x);
+    let p = tan_poly(t);
+    // Even quadrant: tan t; odd: tan(t + π/2) = -1/tan t (t is never 0 there: no f32 is a
+    // nonzero multiple of π/2).
+    let r = if q & 1 == 0 { p } else { -1.0 / p };
+    let r = r as f32;
+    // ±0 keeps its sign; ±inf and NaN give NaN.
+    let r = if x == 0.0 { x } else { r };
+    if abs32(x) < f32::INFINITY { r } else { x - x }
+}
+
+/// tan(3π/8) and tan(π/8), Cephes `atanf`'s range limits.
+const TAN_3PI_8: f64 = 2.414_213_562_373_095;
+const TAN_PI_8: f64 = 0.414_213_562_373_095_03;
+
+/// `atan z` for |z| <= tan(π/8) (FreeBSD/musl `atanf`'s `aT` polynomial, fit on [-7/16, 7/16]).
+#[inline(always)]
+fn atan_poly(z: f64) -> f64 {
+    const A0: f64 = 3.333_332_836_6e-1;
+    const A1: f64 = -1.999_915_838_2e-1;
+    const A2: f64 = 1.425_363_570_5e-1;
+    const A3: f64 = -1.064_801_737_7e-1;
+    const A4: f64 = 6.168_760_731_8e-2;
+    let s = z * z;
+    let w = s * s;
+    let s1 = s * (A0 + w * (A2 + w * A4));
+    let s2 = w * (A1 + w * A3);
+    z - z * (s1 + s2)
+}
+
+/// `atan(a/b)` in [0, π/2] for a, b >= 0 (not both 0 or both infinite): the Cephes reduction
+/// as one quotient per range.
+#[inline(always)]
+fn atan_quotient(a: f64, b: f64) -> f64 {
+    let big = a > TAN_3PI_8 * b;
+    let mid = a > TAN_PI_8 * b;
+    let num = if mid { a - b } else { a };
+    let den = if mid { a + b } else { b };
+    let num = if big { -b } else { num };
+    let den = if big { a } else { den };
+    let base = if mid { FRAC_PI_4 } else { 0.0 };
+    let base = if big { FRAC_PI_2 } else { base };
+    base + atan_poly(num / den)
+}
+
+/// Arctangent for f32, branch-free: Cephes `atanf`'s three ranges as selects, musl's `atanf`
+/// polynomial, in f64. Max error 1 ulp (measured on all 2^32 inputs).
+#[inline(always)]
+pub fn atan_f32(x: f32) -> f32 {
+    // ±inf gives π/2 through the big range (-1/inf = -0), ±0 keeps its sign.
+    let r = atan_quotient(abs32(x) as f64, 1.0) as f32;
+    let r = with_sign_of(r, x);
+    if x.is_nan() { x } else { r }
+}
+
+/// `atan2(y, x)` for f32, branch-free, with the C99 special cases (signed zeros, every
+/// infinite pair, NaN): the `atan` kernel on the quotient of |y| and |x|, `π - θ` for a
+/// negative (or -0) x, the sign of y. Max error 1 ulp (measured on 2^32 pairs of every
+/// exponent combination and the ratio limits).
+#[inline(always)]
+pub fn atan2_f32(y: f32, x: f32) -> f32 {
+    let (ay, ax) = (abs32(y) as f64, abs32(x) as f64);
+    let t = atan_quotient(ay, ax);
+    // 0/0 and inf/inf: atan2(±0, ±0) starts from 0, atan2(±inf, ±inf) from π/4.
+    let t = if ay == 0.0 && ax == 0.0 { 0.0 } else { t };
+    let t = if ay == f64::INFINITY && ax == f64::INFINITY {
+        FRAC_PI_4
+    } else {
+        t
+    };
+    let t = if x.is_sign_negative() { PI - t } else { t };
+    let r = with_sign_of(t as f32, y);
+    // A NaN operand is returned as it is (y first), the same bits in every loop.
+    let r = if x.is_nan() { x } else { r };
+    if y.is_nan() { y } else { r }
+}
+
+/// `asin s` for s in [0, 1/2], with z = s² (Cephes `asinf` polynomial).
+#[inline(always)]
+fn asin_poly(s: f64, z: f64) -> f64 {
+    let mut p = 4.216_319_904_8e-2;
+    p = p * z + 2.418_131_104_9e-2;
+    p = p * z + 4.547_002_599_8e-2;
+    p = p * z + 7.495_300_268_6e-2;
+    p = p * z + 1.666_675_242_2e-1;
+    p * z * s + s
+}
+
+/// Shared by asin and acos: for a = |x| returns `(asin s, big)` where `big = a > 1/2` and s
+/// is a itself or √((1-a)/2).
+#[inline(always)]
+fn asin_reduce(a: f64) -> (f64, bool) {
+    let big = a > 0.5;
+    let h = 0.5 * (1.0 - a);
+    let z = if big { h } else { a * a };
+    // Every lane takes the root (of z >= 0 wherever it is used; a > 1 is selected away).
+    let s = if big { sqrt_f64(h) } else { a };
+    (asin_poly(s, z), big)
+}
+
+/// Arcsine for f32, branch-free: Cephes `asinf` in f64 (polynomial below 1/2,
+/// `π/2 - 2 asin √((1-|x|)/2)` above). NaN for |x| > 1. Max error 1 ulp (measured on all 2^32 inputs).
+#[inline(always)]
+pub fn asin_f32(x: f32) -> f32 {
+    let ax = abs32(x);
+    let (p, big) = asin_reduce(ax as f64);
+    let r = if big { FRAC_PI_2 - 2.0 * p } else { p };
+    let r = with_sign_of(r as f32, x);
+    let r = if ax > 1.0 { f32::NAN } else { r };
+    if x.is_nan() { x } else { r }
+}
+
+/// Arccosine for f32, branch-free: Cephes `acosf` in f64 (`π/2 - asin x` for |x| <= 1/2,
+/// `2 asin √((1-x)/2)` and `π - 2 asin √((1+x)/2)` beyond). `acos(1) = +0`, NaN for |x| > 1.
+/// Max error 1 ulp (measured on all 2^32 inputs).
+#[inline(always)]
+pub fn acos_f32(x: f32) -> f32 {
+    let ax = abs32(x);
+    let (p, big) = asin_reduce(ax as f64);
+    let neg = x < 0.0;
+    let small = FRAC_PI_2 - if neg { -p } else { p };
+    let big_r = if neg { PI - 2.0 * p } else { 2.0 * p };
+    let r = (if big { big_r } else { small }) as f32;
+    let r = if ax > 1.0 { f32::NAN } else { r };
+    if x.is_nan() { x } else { r }
+}
