@@ -171,7 +171,9 @@ fn copysign_f64(x: f64, s: f64) -> f64 {
 }
 
 // The branch-free forms of `fastmath` wherever one exists (every functor written against
-// `Real` gets them, mish and softplus as much as exp; the loops vectorize), libm elsewhere.
+// `Real` gets them, mish and softplus as much as exp; the loops vectorize), libm elsewhere:
+// f64 sin/cos/tan (the branch-free general reduction costs more than libm's) and erf/erfc
+// (libm's branch per interval wins when the data sits in one interval, as in the sweep's).
 real_impl!(f32,
     sqrt = sqrt_f32, exp = fm::exp_f32, exp_m1 = fm::expm1_f32, ln = fm::log_f32,
     ln_1p = fm::log1p_f32, log2 = fm::log2_f32, log10 = fm::log10_f32, sin = fm::sin_f32,
@@ -191,7 +193,7 @@ real_impl!(f64,
     asin = fm::double_trig::asin_f64, acos = fm::double_trig::acos_f64,
     atan = fm::double_trig::atan_f64, sinh = fm::double_hyp::sinh_f64,
     cosh = fm::double_hyp::cosh_f64, tanh = fm::double::tanh_f64,
-    erf = fm::double_erf_pow::erf_f64, erfc = fm::double_erf_pow::erfc_f64,
+    erf = libm::erf, erfc = libm::erfc,
     exp2 = fm::double_hyp::exp2_f64, asinh = fm::double_hyp::asinh_f64,
     acosh = fm::double_hyp::acosh_f64, atanh = fm::double_hyp::atanh_f64, floor = floor_f64,
     ceil = ceil_f64, trunc = trunc_f64, round_even = round_even_f64;

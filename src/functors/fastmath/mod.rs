@@ -1,16 +1,17 @@
-//! Branch-free math that LLVM vectorizes: `Real`'s f32 (and, for exp/expm1/log/log1p/tanh, f64)
-//! functions are these instead of scalar libm calls (`functors::real`), so every functor written
+//! Branch-free math that LLVM vectorizes: `Real`'s f32 functions and most f64 ones
+//! (`functors::real`) are these instead of scalar libm calls, so every functor written
 //! against `Real` gets them: `exp` as much as `mish`, `softplus`, `logaddexp` or a reduction's
 //! `logsumexp`. Every branch is a value select, and rounding, exponent extraction and `2^n` are
 //! done with float/integer bit tricks, so the loops become SIMD at the x86-64 baseline (SSE2)
 //! already, and 8 lanes wide in the kernels' AVX2 loops.
 //!
-//! Here: f32 `exp`, `sigmoid`, `tanh`, the logs, `sin`, `cos`, `exp2`, `expm1`. Submodules:
+//! Here: f32 `exp`, `sigmoid`, `tanh`, the logs, `sin`, `cos`, `exp2`, `expm1`. Submodules, f32:
 //! `trig` (tan, atan, asin, acos, atan2), `hyperbolic` (sinh, cosh, asinh, acosh, atanh), `erf`
-//! (erf, erfc, exact gelu), `power` (pow, hypot), `double` (f64 exp, expm1, log, log1p, tanh,
-//! sigmoid), `double_erf_pow` (f64 erf, erfc, pow, hypot), `double_hyp` (f64 sinh, cosh, asinh, acosh, atanh,
-//! log2, log10, exp2), `double_trig` (f64 atan, asin, acos, atan2; sin/cos/tan written but
-//! slower than libm in general, see there). Many f32 forms compute in f64 inside (one rounding at the end: 0-1 ulp).
+//! (erf, erfc, exact gelu), `power` (pow, hypot); f64: `double` (exp, expm1, log, log1p, tanh,
+//! sigmoid), `double_hyp` (sinh, cosh, asinh, acosh, atanh, log2, log10, exp2), `double_erf_pow`
+//! (pow, hypot; erf and erfc written but not used, see there), `double_trig` (atan, asin, acos,
+//! atan2; sin/cos/tan written but slower than libm in general, see there). Many f32 forms
+//! compute in f64 inside (one rounding at the end: 0-1 ulp).
 //!
 //! Accuracy, against the f64 result rounded (`tests/math_accuracy.rs` over 10^7 inputs per
 //! function in CI, and all 2^32 in its ignored test; `tests/math_accuracy_f64.rs` for the f64
