@@ -56,16 +56,42 @@ pub(super) fn pow2_split(t: f64) -> (f64, f64) {
     (s1, s2)
 }
 
-/// `e^x` for f64, branch-free (fdlibm `e_exp.c`): `x = k ln2 + r`, |r| <= ln2/2, `e^r` by the
-/// rational form `1 + r + r·c/(2 - c)` with a degree-5 polynomial in r² (error < 2^-59), then
-/// `·2^k` as two factors. Max 1 ulp from glibc's (measured, see tests/accuracy.rs).
+/// fdlibm `e_exp.c`'s polynomial `P(z)`, `z = r²`: `e^r = 1 + r + r·c/(2 - c)` with
+/// `c = r - z·P(z)` (error < 2^-59 for |r| <= ln2/2). Shared by `exp`, `exp2` (`double_hyp`)
+/// and `pow` (`double_erf_pow`).
 #[inline(always)]
-pub fn exp_f64(x: f64) -> f64 {
+pub(super) fn exp_poly(z: f64) -> f64 {
     const P1: f64 = 1.666_666_666_666_660_190_37e-1;
     const P2: f64 = -2.777_777_777_701_559_338_42e-3;
     const P3: f64 = 6.613_756_321_437_934_361_17e-5;
     const P4: f64 = -1.653_390_220_546_525_153_90e-6;
     const P5: f64 = 4.138_136_797_057_238_460_39e-8;
+    P1 + z * (P2 + z * (P3 + z * (P4 + z * P5)))
+}
+
+/// fdlibm `e_log.c`'s `R(z)`, `z = s²`, `s = f/(2 + f)`: `ln(1 + f) = 2s + s·R(z)` (error
+/// < 2^-58.45 for |s| <= 0.1716), split even/odd as fdlibm does (a shorter dependency chain).
+/// Shared by the f64 logs here, `double_hyp`'s log2/log10 and `hyperbolic`'s f32 inverses.
+#[inline(always)]
+pub(super) fn log_poly(z: f64) -> f64 {
+    const LG1: f64 = 6.666_666_666_666_735_130e-1;
+    const LG2: f64 = 3.999_999_999_940_941_908e-1;
+    const LG3: f64 = 2.857_142_874_366_239_149e-1;
+    const LG4: f64 = 2.222_219_843_214_978_396e-1;
+    const LG5: f64 = 1.818_357_216_161_805_012e-1;
+    const LG6: f64 = 1.531_383_769_920_937_332e-1;
+    const LG7: f64 = 1.479_819_860_511_658_591e-1;
+    let w = z * z;
+    let t1 = w * (LG2 + w * (LG4 + w * LG6));
+    let t2 = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7)));
+    t2 + t1
+}
+
+/// `e^x` for f64, branch-free (fdlibm `e_exp.c`): `x = k ln2 + r`, |r| <= ln2/2, `e^r` by the
+/// rational form `1 + r + r·c/(2 - c)` with a degree-5 polynomial in r² (error < 2^-59), then
+/// `·2^k` as two factors. Max 1 ulp from glibc's (measured, see tests/accuracy.rs).
+#[inline(always)]
+pub fn exp_f64(x: f64) -> f64 {
     // The clamp keeps k in [-1076, 1024]; the thresholds are selected at the end. NaN stays.
     let xc = if x > 710.0 {
         710.0
@@ -80,7 +106,7 @@ pub fn exp_f64(x: f64) -> f64 {
     let lo = k * LN2_LO;
     let r = hi - lo;
     let z = r * r;
-    let c = r - z * (P1 + z * (P2 + z * (P3 + z * (P4 + z * P5))));
+    let c = r - z * exp_poly(z);
     let y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi);
     let (s1, s2) = pow2_split(t);
     let y = y * s1 * s2;
@@ -176,20 +202,9 @@ pub(super) fn log_reduce(ix: u64) -> (f64, f64) {
 /// `ln(1+f) = f - (hfsq - s·(hfsq + R))`, R a degree-7 polynomial in s² (error < 2^-58.45).
 #[inline(always)]
 pub(super) fn log_kernel(f: f64, k: f64, c: f64) -> f64 {
-    const LG1: f64 = 6.666_666_666_666_735_130e-1;
-    const LG2: f64 = 3.999_999_999_940_941_908e-1;
-    const LG3: f64 = 2.857_142_874_366_239_149e-1;
-    const LG4: f64 = 2.222_219_843_214_978_396e-1;
-    const LG5: f64 = 1.818_357_216_161_805_012e-1;
-    const LG6: f64 = 1.531_383_769_920_937_332e-1;
-    const LG7: f64 = 1.479_819_860_511_658_591e-1;
     let hfsq = 0.5 * f * f;
     let s = f / (2.0 + f);
-    let z = s * s;
-    let w = z * z;
-    let t1 = w * (LG2 + w * (LG4 + w * LG6));
-    let t2 = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7)));
-    let r = t2 + t1;
+    let r = log_poly(s * s);
     k * LN2_HI - ((hfsq - (s * (hfsq + r) + (k * LN2_LO + c))) - f)
 }
 

@@ -33,7 +33,7 @@
 // `double.rs`.
 #![allow(clippy::excessive_precision, clippy::manual_clamp)]
 
-use super::double::{exp_f64, pow2_split};
+use super::double::{exp_f64, exp_poly, pow2_split};
 
 const SIGN: u64 = 1 << 63;
 const MANT: u64 = (1 << 52) - 1;
@@ -342,11 +342,6 @@ fn pow_log2(ax: f64) -> (f64, f64) {
 /// see tests/accuracy.rs).
 #[inline(always)]
 pub fn pow_f64(x: f64, y: f64) -> f64 {
-    const P1: f64 = 1.666_666_666_666_660_190_37e-1;
-    const P2: f64 = -2.777_777_777_701_559_338_42e-3;
-    const P3: f64 = 6.613_756_321_437_934_361_17e-5;
-    const P4: f64 = -1.653_390_220_546_525_153_90e-6;
-    const P5: f64 = 4.138_136_797_057_238_460_39e-8;
     const LG2: f64 = core::f64::consts::LN_2;
     const LG2_H: f64 = 6.931_471_824_645_996_093_75e-1;
     const LG2_L: f64 = -1.904_654_299_957_768_045_25e-9;
@@ -409,7 +404,7 @@ pub fn pow_f64(x: f64, y: f64) -> f64 {
     let z = u + v;
     let w = v - (z - u);
     let t = z * z;
-    let t1 = z - t * (P1 + t * (P2 + t * (P3 + t * (P4 + t * P5))));
+    let t1 = z - t * exp_poly(t);
     let r = (z * t1) / (t1 - 2.0) - (w + z * w);
     let z = 1.0 - (r - z);
     let (s1, s2) = pow2_split(tt);

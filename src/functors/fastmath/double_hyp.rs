@@ -27,7 +27,8 @@
 #![allow(clippy::excessive_precision, clippy::manual_clamp)]
 
 use super::double::{
-    LN2_HI, LN2_LO, MAGIC, O_THRESHOLD, exp_f64, log_kernel, log_reduce, log1p_f64, pow2_split,
+    LN2_HI, LN2_LO, MAGIC, O_THRESHOLD, exp_f64, exp_poly, log_kernel, log_poly, log_reduce,
+    log1p_f64, pow2_split,
 };
 
 const SIGN: u64 = 1 << 63;
@@ -223,19 +224,8 @@ pub fn atanh_f64(x: f64) -> f64 {
 /// for f in [√½ - 1, √2 - 1] (fdlibm `e_log.c`'s `Lg1..Lg7`, error < 2^-58.45).
 #[inline(always)]
 fn k_log1p(f: f64, hfsq: f64) -> f64 {
-    const LG1: f64 = 6.666_666_666_666_735_130e-1;
-    const LG2: f64 = 3.999_999_999_940_941_908e-1;
-    const LG3: f64 = 2.857_142_874_366_239_149e-1;
-    const LG4: f64 = 2.222_219_843_214_978_396e-1;
-    const LG5: f64 = 1.818_357_216_161_805_012e-1;
-    const LG6: f64 = 1.531_383_769_920_937_332e-1;
-    const LG7: f64 = 1.479_819_860_511_658_591e-1;
     let s = f / (2.0 + f);
-    let z = s * s;
-    let w = z * z;
-    let t1 = w * (LG2 + w * (LG4 + w * LG6));
-    let t2 = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7)));
-    s * (hfsq + (t2 + t1))
+    s * (hfsq + log_poly(s * s))
 }
 
 /// `x = 2^k (1 + f)` (subnormals scaled by 2^54 first) and `log(1 + f) = hi + lo` with `hi`
@@ -304,11 +294,6 @@ pub fn log10_f64(x: f64) -> f64 {
 /// (measured).
 #[inline(always)]
 pub fn exp2_f64(x: f64) -> f64 {
-    const P1: f64 = 1.666_666_666_666_660_190_37e-1;
-    const P2: f64 = -2.777_777_777_701_559_338_42e-3;
-    const P3: f64 = 6.613_756_321_437_934_361_17e-5;
-    const P4: f64 = -1.653_390_220_546_525_153_90e-6;
-    const P5: f64 = 4.138_136_797_057_238_460_39e-8;
     // The clamp keeps k in [-1080, 1025]; NaN stays.
     let xc = if x > 1025.0 {
         1025.0
@@ -325,7 +310,7 @@ pub fn exp2_f64(x: f64) -> f64 {
     let lo = -((r - rh) * LN2_HI + r * LN2_LO);
     let rr = hi - lo;
     let z = rr * rr;
-    let c = rr - z * (P1 + z * (P2 + z * (P3 + z * (P4 + z * P5))));
+    let c = rr - z * exp_poly(z);
     let y = 1.0 - ((lo - (rr * c) / (2.0 - c)) - hi);
     let (s1, s2) = pow2_split(t);
     let y = y * s1 * s2;

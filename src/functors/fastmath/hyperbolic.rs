@@ -59,19 +59,10 @@ pub fn cosh_f32(x: f32) -> f32 {
 #[inline(always)]
 fn log_tail(kf: f64, s: f64) -> (f64, f64) {
     // FreeBSD/fdlibm e_log.c: log(1+f) = 2s + s·R(s²), |error| < 2^-58.45 for |s| <= 0.1716.
-    const LG1: f64 = 6.666_666_666_666_735_130e-1;
-    const LG2: f64 = 3.999_999_999_940_941_908e-1;
-    const LG3: f64 = 2.857_142_874_366_239_149e-1;
-    const LG4: f64 = 2.222_219_843_214_978_396e-1;
-    const LG5: f64 = 1.818_357_216_161_805_012e-1;
-    const LG6: f64 = 1.531_383_769_920_937_332e-1;
-    const LG7: f64 = 1.479_819_860_511_658_591e-1;
-    let z = s * s;
-    let w = z * z;
-    // fdlibm's even/odd split shortens the dependency chain.
-    let t1 = w * (LG2 + w * (LG4 + w * LG6));
-    let t2 = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7)));
-    (kf * core::f64::consts::LN_2, s + 0.5 * s * (t1 + t2))
+    (
+        kf * core::f64::consts::LN_2,
+        s + 0.5 * s * super::double::log_poly(s * s),
+    )
 }
 
 /// `(k as f64, 2^k)` for a positive f64 `a`, with `a/2^k` in [√½, √2) (musl's offset trick:
