@@ -25,10 +25,10 @@
 /// leaves that integer, two's complement, in the low bits.
 pub(super) const MAGIC: f64 = 6_755_399_441_055_744.0;
 /// `2^52` as bits: `f64::from_bits(TWO52_BITS | n) - 2^52 = n` for n < 2^52.
-const TWO52_BITS: u64 = 0x4330_0000_0000_0000;
-const TWO52: f64 = 4_503_599_627_370_496.0;
-const SIGN: u64 = 1 << 63;
-const MANT: u64 = (1 << 52) - 1;
+pub(super) const TWO52_BITS: u64 = 0x4330_0000_0000_0000;
+pub(super) const TWO52: f64 = 4_503_599_627_370_496.0;
+pub(super) const SIGN: u64 = 1 << 63;
+pub(super) const MANT: u64 = (1 << 52) - 1;
 
 /// `ln 2` in two parts (fdlibm): `LN2_HI` has 32 significant bits, so `k·LN2_HI` is exact.
 pub(super) const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
@@ -39,9 +39,16 @@ pub(super) const O_THRESHOLD: f64 = 7.097_827_128_933_839_730_96e2;
 /// fdlibm's `u_threshold`: below it `e^x` rounds to 0.
 const U_THRESHOLD: f64 = -7.451_332_191_019_411_084_20e2;
 
+/// `|x|` by its bits (the f64 helpers of every `double_*` module live here).
 #[inline(always)]
-fn abs(x: f64) -> f64 {
+pub(super) fn abs(x: f64) -> f64 {
     f64::from_bits(x.to_bits() & !SIGN)
+}
+
+/// `r` with the sign of `x` put back (an OR: `r` must be non-negative or NaN).
+#[inline(always)]
+pub(super) fn with_sign_of(r: f64, x: f64) -> f64 {
+    f64::from_bits(r.to_bits() | (x.to_bits() & SIGN))
 }
 
 /// `t = y + MAGIC` holds `k = round(y)` in its low bits; returns `(2^h, 2^(k-h))`, `h = ⌊k/2⌋`,

@@ -33,21 +33,10 @@
 // `double.rs`.
 #![allow(clippy::excessive_precision, clippy::manual_clamp)]
 
-use super::double::{exp_f64, exp_poly, pow2_split};
+use super::double::{MAGIC, MANT, SIGN, TWO52, TWO52_BITS, abs, exp_f64, exp_poly, pow2_split};
 
-const SIGN: u64 = 1 << 63;
-const MANT: u64 = (1 << 52) - 1;
 /// The mask that keeps an f64's high 32 bits (fdlibm's `SET_LOW_WORD(x, 0)`).
 const HI32: u64 = 0xffff_ffff_0000_0000;
-/// `1.5·2^52`: adding it rounds an f64 of magnitude < 2^51 to an integer (ties to even).
-const MAGIC: f64 = 6_755_399_441_055_744.0;
-const TWO52_BITS: u64 = 0x4330_0000_0000_0000;
-const TWO52: f64 = 4_503_599_627_370_496.0;
-
-#[inline(always)]
-fn abs(x: f64) -> f64 {
-    f64::from_bits(x.to_bits() & !SIGN)
-}
 
 /// x with its low 32 bits cleared.
 #[inline(always)]

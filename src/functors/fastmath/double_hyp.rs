@@ -27,22 +27,9 @@
 #![allow(clippy::excessive_precision, clippy::manual_clamp)]
 
 use super::double::{
-    LN2_HI, LN2_LO, MAGIC, O_THRESHOLD, exp_f64, exp_poly, log_kernel, log_poly, log_reduce,
-    log1p_f64, pow2_split,
+    LN2_HI, LN2_LO, MAGIC, O_THRESHOLD, abs, exp_f64, exp_poly, log_kernel, log_poly, log_reduce,
+    log1p_f64, pow2_split, with_sign_of,
 };
-
-const SIGN: u64 = 1 << 63;
-
-#[inline(always)]
-fn abs(x: f64) -> f64 {
-    f64::from_bits(x.to_bits() & !SIGN)
-}
-
-/// `|x|` with the sign of `x` put back (an OR: `r` must be non-negative).
-#[inline(always)]
-fn with_sign_of(r: f64, x: f64) -> f64 {
-    f64::from_bits(r.to_bits() | (x.to_bits() & SIGN))
-}
 
 /// 2^-28: below it the odd functions are x itself (fdlibm's cut).
 const TINY: f64 = 3.725_290_298_461_914_062_5e-9;

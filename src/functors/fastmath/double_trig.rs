@@ -35,51 +35,14 @@
 // π/2, 2/π, π/4, π (the same f64s as `core::f64::consts`), kept in fdlibm's notation.
 #![allow(clippy::excessive_precision, clippy::approx_constant)]
 
-const SIGN: u64 = 1 << 63;
-/// `1.5·2^52`: adding it rounds an f64 of magnitude < 2^51 to an integer whose low bits are
-/// left, two's complement, in the low bits of the sum.
-const MAGIC: f64 = 6_755_399_441_055_744.0;
-const TWO52: f64 = 4_503_599_627_370_496.0;
+use super::double::{MAGIC, abs, with_sign_of};
+use super::{mul_mod4, two_sum};
+
 /// Mask that keeps the high 32 bits (fdlibm's `SET_LOW_WORD(x, 0)`).
 const HI_WORD: u64 = 0xffff_ffff_0000_0000;
 
 const PIO2_HI: f64 = 1.570_796_326_794_896_558_00e+00;
 const PIO2_LO: f64 = 6.123_233_995_736_766_035_87e-17;
-
-#[inline(always)]
-fn abs(x: f64) -> f64 {
-    f64::from_bits(x.to_bits() & !SIGN)
-}
-
-/// `|r|` with the sign of `x` (r >= 0 or NaN).
-#[inline(always)]
-fn with_sign_of(r: f64, x: f64) -> f64 {
-    f64::from_bits(r.to_bits() | (x.to_bits() & SIGN))
-}
-
-/// TwoSum: `(a + b, its rounding error)`.
-#[inline(always)]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    (s, (a - (s - bb)) + (b - bb))
-}
-
-/// Round to an integer for any f64 magnitude (from 2^52 up it is one already).
-#[inline(always)]
-fn rint_any(y: f64) -> f64 {
-    let a = abs(y);
-    let r = (a + TWO52) - TWO52;
-    let r = if a < TWO52 { r } else { a };
-    with_sign_of(r, y)
-}
-
-/// `a·b` (exact by construction) reduced mod 4, exactly: `p - 4·rint(p/4)`.
-#[inline(always)]
-fn mul_mod4(a: f64, b: f64) -> f64 {
-    let p = a * b;
-    p - 4.0 * rint_any(p * 0.25)
-}
 
 // ---------------------------------------------------------------------------------------
 // Argument reduction by π/2.
