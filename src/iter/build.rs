@@ -2,7 +2,7 @@
 
 use super::config::IterConfig;
 use super::overlap;
-use super::{NO_OPERAND, Operand, Owned, Src, TensorIterator};
+use super::{NO_OPERAND, Operand, OperandBuf, Owned, Src, StrideBuf, TensorIterator};
 use crate::dtype::{Category, DType};
 use crate::dyn_tensor::DynTensor;
 use crate::error::{Error, Result};
@@ -17,9 +17,50 @@ fn invalid(op: &'static str, reason: &str) -> Error {
     }
 }
 
-/// Inlined (see [`general_set_up`]).
+/// Builds the iterator and hands it to `f` where it was built: a tiny op's iterator is never
+/// moved (a move copied the whole iterator, a tenth of a 4-element op). Inlined (see
+/// [`general_set_up`]).
 #[inline(always)]
-pub(crate) fn build(cfg: IterConfig<'_>) -> Result<TensorIterator<'_>> {
+pub(crate) fn build_with<'a, R>(
+    cfg: &IterConfig<'a>,
+    f: impl FnOnce(&mut TensorIterator<'a>) -> Result<R>,
+) -> Result<R> {
+    let mut it = fresh(cfg);
+    set_up(cfg, &mut it)?;
+    f(&mut it)
+}
+
+/// [`IterConfig::build`]: the built iterator, returned.
+pub(crate) fn build<'a>(cfg: &IterConfig<'a>) -> Result<TensorIterator<'a>> {
+    let mut it = fresh(cfg);
+    set_up(cfg, &mut it)?;
+    Ok(it)
+}
+
+/// An iterator with no operands and no geometry yet, for [`set_up`].
+#[inline(always)]
+fn fresh<'a>(cfg: &IterConfig<'a>) -> TensorIterator<'a> {
+    TensorIterator {
+        name: cfg.name,
+        operands: SmallBuf::empty(NO_OPERAND),
+        owned: Owned::default(),
+        noutputs: cfg.outputs.len(),
+        shape: DimVec::empty(0),
+        strides: SmallBuf::empty(0),
+        base: SmallBuf::empty(core::ptr::null_mut()),
+        logical_shape: DimVec::empty(0),
+        perm: DimVec::empty(0),
+        common_dtype: None,
+        numel: 0,
+        is_reduction: cfg.is_reduction,
+        fast_setup: false,
+        borrows: SmallBuf::empty((0, false)),
+    }
+}
+
+/// Steps 1-10 into `it` (fresh from [`build_with`]).
+#[inline(always)]
+fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
     let name = cfg.name;
     // 1. flags
     if cfg.outputs.is_empty() && cfg.inputs.is_empty() {
@@ -62,10 +103,8 @@ pub(crate) fn build(cfg: IterConfig<'_>) -> Result<TensorIterator<'_>> {
         }
     }
     // Operands: outputs first. Undefined outputs are filled in when allocated.
-    let nout = cfg.outputs.len();
-    let nt = nout + cfg.inputs.len();
-    let mut owned = Owned::default();
-    let mut operands = SmallBuf::<Operand<'_>, 8>::empty(NO_OPERAND);
+    let nt = cfg.outputs.len() + cfg.inputs.len();
+    let (operands, owned) = (&mut it.operands, &mut it.owned);
     for o in cfg.outputs.iter() {
         operands.push(Operand {
             src: o.map_or(Src::Owned(usize::MAX), Src::Given),
@@ -166,7 +205,7 @@ pub(crate) fn build(cfg: IterConfig<'_>) -> Result<TensorIterator<'_>> {
     }
 
     // 5. dtypes
-    let (common_dtype, out_dtype) = compute_types(&cfg)?;
+    let (common_dtype, out_dtype) = compute_types(cfg)?;
     let alloc_dtype = || {
         out_dtype.ok_or_else(|| {
             invalid(
@@ -176,33 +215,19 @@ pub(crate) fn build(cfg: IterConfig<'_>) -> Result<TensorIterator<'_>> {
         })
     };
 
-    let mut it = TensorIterator {
-        name,
-        operands,
-        owned,
-        noutputs: nout,
-        shape: DimVec::empty(0),
-        strides: SmallBuf::empty(0),
-        base: SmallBuf::filled(nt, core::ptr::null_mut()),
-        logical_shape: shape,
-        perm: DimVec::empty(0),
-        common_dtype,
-        numel,
-        is_reduction: cfg.is_reduction,
-        fast_setup: false,
-        borrows: SmallBuf::empty((0, false)),
-    };
+    it.base = SmallBuf::filled(nt, core::ptr::null_mut());
+    it.logical_shape = shape;
+    it.common_dtype = common_dtype;
+    it.numel = numel;
 
     // 6. fast set-up
     if all_same_shape
         && !cfg.is_reduction
-        && fast_set_up(&mut it, cfg.enforce_linear_iteration, alloc_dtype)?
+        && fast_set_up(it, cfg.enforce_linear_iteration, alloc_dtype)?
     {
-        finish(&mut it)?;
-        return Ok(it);
+        return finish(it);
     }
-    general_set_up(&mut it, &cfg, alloc_dtype)?;
-    Ok(it)
+    general_set_up(it, cfg, alloc_dtype)
 }
 
 /// Steps 7-10 (strides, reorder, allocation, coalescing) and the borrows, for what the fast
@@ -219,7 +244,7 @@ fn general_set_up<'a>(
 
     // 7. byte strides in logical order, operand-major [op * nd + d]
     let nd = shape.len();
-    let mut st = SmallBuf::<isize, 32>::filled(nt * nd, 0);
+    let mut st = StrideBuf::filled(nt * nd, 0);
     for i in 0..nt {
         if it.operands[i].allocated {
             continue;
@@ -237,7 +262,7 @@ fn general_set_up<'a>(
     let perm = if cfg.enforce_linear_iteration {
         linear_order(nd)
     } else {
-        let voters: SmallBuf<Voter, 8> = it
+        let voters: OperandBuf<Voter> = it
             .operands
             .iter()
             .map(|o| Voter {
@@ -248,7 +273,7 @@ fn general_set_up<'a>(
         iteration_order(&voters, shape, &st, cfg.is_reduction)
     };
     let mut ishape = DimVec::<usize>::filled(nd, 0);
-    let mut istr = SmallBuf::<isize, 32>::filled(nt * nd, 0);
+    let mut istr = StrideBuf::filled(nt * nd, 0);
     for i in 0..nd {
         ishape[i] = shape[perm[i]];
         for op in 0..nt {
@@ -464,13 +489,9 @@ fn fast_set_up(
 /// `ishape` is shortened in place; `istr` holds byte strides operand-major
 /// (`[op * nd + d]`, `nd` the length of `ishape` on entry). Returns the strides of the merged
 /// dims, operand-major.
-pub(crate) fn coalesce(
-    ishape: &mut DimVec<usize>,
-    istr: &[isize],
-    nt: usize,
-) -> SmallBuf<isize, 32> {
+pub(crate) fn coalesce(ishape: &mut DimVec<usize>, istr: &[isize], nt: usize) -> StrideBuf {
     let nd = ishape.len();
-    let mut istr = SmallBuf::<isize, 32>::from_slice(istr, 0);
+    let mut istr = StrideBuf::from_slice(istr, 0);
     let mut prev = 0usize;
     for d in 1..nd {
         let (n0, n1) = (ishape[prev], ishape[d]);
@@ -496,7 +517,7 @@ pub(crate) fn coalesce(
     }
     let cd = if nd == 0 { 0 } else { prev + 1 };
     ishape.truncate(cd);
-    let mut packed = SmallBuf::<isize, 32>::filled(nt * cd, 0);
+    let mut packed = StrideBuf::filled(nt * cd, 0);
     for op in 0..nt {
         packed[op * cd..(op + 1) * cd].copy_from_slice(&istr[op * nd..op * nd + cd]);
     }

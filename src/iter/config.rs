@@ -16,14 +16,14 @@ use crate::small::{DimVec, SmallBuf};
 /// needs `resize_outputs(false)`, and `promote_integer_inputs_to_float` needs
 /// `promote_inputs_to_common_dtype` (checked in [`IterConfig::build`]).
 ///
-/// The config borrows its tensors (no handle is cloned, nothing is allocated for up to 4
-/// outputs, 8 inputs and 2 scalars); the built iterator borrows them for as long as it lives.
+/// The config borrows its tensors (no handle is cloned, nothing is allocated for up to 2
+/// outputs, 4 inputs and 2 scalars); the built iterator borrows them for as long as it lives.
 pub struct IterConfig<'a> {
     pub(crate) name: &'static str,
     /// `None`: allocate.
-    pub(crate) outputs: SmallBuf<Option<&'a DynTensor>, 4>,
+    pub(crate) outputs: SmallBuf<Option<&'a DynTensor>, 2>,
     /// (tensor, is_const), in the order added (always `Some`; `None` only fills unused slots).
-    pub(crate) inputs: SmallBuf<(Option<&'a DynTensor>, bool), 8>,
+    pub(crate) inputs: SmallBuf<(Option<&'a DynTensor>, bool), 4>,
     pub(crate) scalars: SmallBuf<Scalar, 2>,
     pub(crate) check_all_same_dtype: bool,
     pub(crate) promote_inputs_to_common_dtype: bool,
@@ -200,7 +200,17 @@ impl<'a> IterConfig<'a> {
 
     #[inline]
     pub fn build(self) -> Result<TensorIterator<'a>> {
-        super::build::build(self)
+        super::build::build(&self)
+    }
+
+    /// Builds the iterator and runs `f` on it in place (no move of the iterator: what the
+    /// crate's own ops use).
+    #[inline(always)]
+    pub(crate) fn build_with<R>(
+        &self,
+        f: impl FnOnce(&mut TensorIterator<'a>) -> Result<R>,
+    ) -> Result<R> {
+        super::build::build_with(self, f)
     }
 
     /// The given outputs, in the order added.

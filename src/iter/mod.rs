@@ -61,6 +61,15 @@ use crate::small::{DimVec, SmallBuf};
 use core::fmt;
 use std::vec::Vec;
 
+/// Operands kept inline (outputs and inputs together: `where`, `lerp`, `addcmul` have four);
+/// more spill to the heap. Small, because every op initialises these slots.
+pub(crate) const INLINE_OPERANDS: usize = 4;
+/// Per-operand metadata, inline for [`INLINE_OPERANDS`] operands.
+pub(crate) type OperandBuf<T> = SmallBuf<T, INLINE_OPERANDS>;
+/// Byte strides of every operand along every iteration dim (`nt * ndim`), inline for four
+/// operands of four dims after coalescing.
+pub(crate) type StrideBuf = SmallBuf<isize, 16>;
+
 /// Where an operand's tensor lives: borrowed from the caller (given outputs, inputs), or held
 /// by the iterator (allocated outputs, copies of inputs that overlap an output) in `owned`.
 #[derive(Copy, Clone)]
@@ -86,10 +95,10 @@ pub(crate) const NO_OPERAND: Operand<'static> = Operand {
     allocated: false,
 };
 
-/// Tensors the iterator holds itself: the first two inline, more on the heap.
+/// Tensors the iterator holds itself: the first inline (an allocated output), more on the heap.
 #[derive(Default)]
 pub(crate) struct Owned {
-    inline: [Option<DynTensor>; 2],
+    inline: [Option<DynTensor>; 1],
     more: Vec<DynTensor>,
 }
 
@@ -126,15 +135,15 @@ impl Owned {
 /// handle is cloned on the way.
 pub struct TensorIterator<'a> {
     pub(crate) name: &'static str,
-    pub(crate) operands: SmallBuf<Operand<'a>, 8>,
+    pub(crate) operands: OperandBuf<Operand<'a>>,
     pub(crate) owned: Owned,
     pub(crate) noutputs: usize,
     /// Iteration shape, fastest dim first.
     pub(crate) shape: DimVec<usize>,
     /// Byte strides, operand-major: `strides[op * ndim + d]`.
-    pub(crate) strides: SmallBuf<isize, 32>,
+    pub(crate) strides: StrideBuf,
     /// Address of element (0, ..., 0) of each operand.
-    pub(crate) base: SmallBuf<*mut u8, 8>,
+    pub(crate) base: OperandBuf<*mut u8>,
     /// The broadcast shape in the tensors' own (logical) order.
     pub(crate) logical_shape: DimVec<usize>,
     /// `perm[i]` = the logical dim walked at iteration dim `i` before coalescing.
@@ -144,7 +153,7 @@ pub struct TensorIterator<'a> {
     pub(crate) is_reduction: bool,
     pub(crate) fast_setup: bool,
     /// Storage borrows held while the iterator lives: (operand index, exclusive).
-    pub(crate) borrows: SmallBuf<(u32, bool), 8>,
+    pub(crate) borrows: OperandBuf<(u32, bool)>,
 }
 
 impl TensorIterator<'_> {

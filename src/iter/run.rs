@@ -65,6 +65,9 @@ impl TensorIterator<'_> {
     /// byte stride, valid while the iterator lives (it holds the operands' storage borrows:
     /// exclusive on outputs, shared on inputs), and that only outputs are written.
     pub fn for_each<F: Fn(&[*mut u8], &[isize], usize) + Sync>(&self, cost: LoopCost, inner: F) {
+        if let Some((p, s, n)) = self.single_run(cost) {
+            return inner(p, s, n);
+        }
         let r: core::result::Result<(), Infallible> = self.par_run(cost, &|range| {
             self.run_1d(range, &mut |p, s, n| {
                 inner(p, s, n);
@@ -152,6 +155,16 @@ impl TensorIterator<'_> {
             Ok(()) => {}
             Err(e) => match e {},
         }
+    }
+
+    /// The whole iteration as one serial run `(ptrs, strides, n)`, when it is one: at most one
+    /// dim, and few enough elements for one thread. Tiny ops then call their kernel once,
+    /// without the chunking and odometer layers (a quarter of a 4-element op's instructions).
+    #[inline]
+    pub(crate) fn single_run(&self, cost: LoopCost) -> Option<(&[*mut u8], &[isize], usize)> {
+        let n = self.numel;
+        (self.ndim() == 1 && n > 0 && n <= cost.grain())
+            .then(|| (&self.base[..], &self.strides[..], n))
     }
 
     /// Splits `0..numel` into at most one chunk per thread, each at least `grain` elements, and

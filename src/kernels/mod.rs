@@ -730,6 +730,9 @@ pub fn run_blocked<K: InnerLoop>(iter: &TensorIterator, cost: LoopCost, k: K) {
     let nt = iter.ntensors();
     // The walks gather or replicate operands 1.. into scratch buffers: they must be inputs.
     debug_assert_eq!(iter.noutputs(), 1);
+    if let Some((p, s, n)) = iter.single_run(cost) {
+        return k(p, s, n);
+    }
     if !(2..=MAX_WALK_OPERANDS).contains(&nt) {
         return iter.for_each(cost, k);
     }

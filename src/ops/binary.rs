@@ -164,49 +164,47 @@ fn check_no_zero_divisor(
     }, _ => Ok(())))
 }
 
-/// Builds the iterator of a binary op: PyTorch's `binary_op` / `binary_float_op` /
+/// The iterator config of a binary op: PyTorch's `binary_op` / `binary_float_op` /
 /// `comparison_op` flags, with scalars taking part in promotion only.
-fn build_iter<'a>(
+#[inline(always)]
+fn iter_config<'a>(
     op: BinaryOp,
     a: Operand<'a>,
     b: Operand<'a>,
     out: Option<&'a DynTensor>,
-) -> Result<TensorIterator<'a>> {
-    let mut c = IterConfig::new()
-        .name(op.name())
-        .check_mem_overlap(true)
-        .allow_cpu_scalars(true)
-        .promote_inputs_to_common_dtype(true);
-    c = match out {
-        Some(o) => c.add_output(o),
-        None => c.add_owned_output(),
-    };
+) -> IterConfig<'a> {
+    // Fields set in place: each by-value builder call moved the whole config (a tenth of a
+    // tiny op). Same settings as the builder chain `promote_inputs_to_common_dtype(true)` (which
+    // turns `check_all_same_dtype` off), `allow_cpu_scalars(true)`, and per op below.
+    let mut c = IterConfig::new();
+    c.name = op.name();
+    c.check_mem_overlap = true;
+    c.allow_cpu_scalars = true;
+    c.promote_inputs_to_common_dtype = true;
+    c.check_all_same_dtype = false;
+    c.outputs.push(out);
     if op.is_predicate() {
         match out {
-            None => c = c.declare_static_dtype(DType::Bool),
-            Some(o) if o.dtype() != DType::Bool => c = c.cast_common_dtype_to_outputs(true),
+            None => c.static_dtype = Some(DType::Bool),
+            Some(o) if o.dtype() != DType::Bool => c.cast_common_dtype_to_outputs = true,
             Some(_) => {}
         }
     } else {
-        c = c
-            .cast_common_dtype_to_outputs(true)
-            .enforce_safe_casting_to_output(true);
-        if op.promotes_int_to_float() {
-            c = c.promote_integer_inputs_to_float(true);
-        }
+        c.cast_common_dtype_to_outputs = true;
+        c.enforce_safe_casting_to_output = true;
+        c.promote_integer_inputs_to_float = op.promotes_int_to_float();
     }
     for operand in [a, b] {
-        c = match operand {
-            Operand::Tensor(t) => c.add_const_input(t),
-            Operand::Scalar(s) => c.add_scalar(s),
-        };
+        match operand {
+            Operand::Tensor(t) => c.inputs.push((Some(t), true)),
+            Operand::Scalar(s) => c.scalars.push(s),
+        }
     }
-    c.build()
+    c
 }
 
 /// `op(a, b)` into `out` (or a new tensor), with PyTorch's promotion and checks.
 pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> Result<DynTensor> {
-    let (ad, bd) = (a.dtype(), b.dtype());
     // PyTorch treats a one-element CPU tensor on the right as a scalar: its value, read now
     // (before the iterator borrows the output, which may share its storage).
     let b_value = match b {
@@ -226,73 +224,87 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
             Operand::Tensor(_) => None,
         },
     };
-    let (ai, mut bi) = (info(a, false), info(b, false));
+    let (ai, bi) = (info(a, false), info(b, false));
     plan::binary_precheck(op, &ai, &bi)?;
     if out.is_none()
         && let Some(r) = direct(op, a, b)
     {
         return r;
     }
-    let mut iter = build_iter(op, a, b, out)?;
-    if iter.ninputs() == 2 {
-        bi = info(b, true);
-    }
-    let common = iter.common_dtype().unwrap_or(ad);
-    let plan = plan::binary_plan(op, &ai, &bi, common)?;
-    let compute = plan.compute;
-    let scalar = match (a, b) {
-        (Operand::Scalar(s), _) => Some((Side::Lhs, s)),
-        (_, Operand::Scalar(s)) => Some((Side::Rhs, s)),
-        _ => None,
-    };
-    let runner = BinaryRunner {
-        exec: Exec::Iter(&iter),
-        scalar,
-        cost: cost(op),
-    };
+    through_iterator(op, a, b, out, ai, [bi, info(b, true)])
+}
 
-    // Integer division by zero fails the whole op before anything is written.
-    if plan.check_zero_divisor {
-        check_no_zero_divisor(&iter, iter.ninputs(), compute, op)?;
-    }
+/// [`binary`] over a built iterator. `bi` is the second operand's info without and with its
+/// one-element value (used when it stays an iterated input).
+#[inline(never)]
+fn through_iterator(
+    op: BinaryOp,
+    a: Operand,
+    b: Operand,
+    out: Option<&DynTensor>,
+    ai: OperandInfo,
+    bi: [OperandInfo; 2],
+) -> Result<DynTensor> {
+    let (ad, bd) = (a.dtype(), b.dtype());
+    iter_config(op, a, b, out).build_with(|iter| {
+        let bi = bi[usize::from(iter.ninputs() == 2)];
+        let common = iter.common_dtype().unwrap_or(ad);
+        let plan = plan::binary_plan(op, &ai, &bi, common)?;
+        let compute = plan.compute;
+        let scalar = match (a, b) {
+            (Operand::Scalar(s), _) => Some((Side::Lhs, s)),
+            (_, Operand::Scalar(s)) => Some((Side::Rhs, s)),
+            _ => None,
+        };
+        let runner = BinaryRunner {
+            exec: Exec::Iter(iter),
+            scalar,
+            cost: cost(op),
+        };
 
-    // The second operand a CPU scalar (Python number or one-element tensor): PyTorch's special
-    // cases, decided by the plan.
-    match plan.path {
-        BinaryPath::Functor => {}
-        BinaryPath::ScalarOpmath(s32) => {
-            if plan::runs_on_f32_blocks(op.info(), compute, runner.dtype(0), &[runner.dtype(1)]) {
-                // The `*ScalarOpmath` functors are the f32 op with the scalar at f32, rounded
-                // once: the f32 functor with the scalar bound (tests/half_blocks.rs).
-                let r = BinaryRunner {
-                    exec: runner.exec,
-                    scalar: Some((Side::Rhs, Scalar::Float(s32 as f64))),
-                    cost: runner.cost,
-                };
-                run_functor(op, DType::F32, &r, ad, bd)?;
-                return Ok(finish(&mut iter, out));
+        // Integer division by zero fails the whole op before anything is written.
+        if plan.check_zero_divisor {
+            check_no_zero_divisor(iter, iter.ninputs(), compute, op)?;
+        }
+
+        // The second operand a CPU scalar (Python number or one-element tensor): PyTorch's special
+        // cases, decided by the plan.
+        match plan.path {
+            BinaryPath::Functor => {}
+            BinaryPath::ScalarOpmath(s32) => {
+                if plan::runs_on_f32_blocks(op.info(), compute, runner.dtype(0), &[runner.dtype(1)]) {
+                    // The `*ScalarOpmath` functors are the f32 op with the scalar at f32, rounded
+                    // once: the f32 functor with the scalar bound (tests/half_blocks.rs).
+                    let r = BinaryRunner {
+                        exec: runner.exec,
+                        scalar: Some((Side::Rhs, Scalar::Float(s32 as f64))),
+                        cost: runner.cost,
+                    };
+                    run_functor(op, DType::F32, &r, ad, bd)?;
+                    return Ok(finish(iter, out));
+                }
+                match op {
+                    BinaryOp::Mul => {
+                        dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::MulScalarOpmath { s: s32 }), _ => unreachable!())
+                    }
+                    BinaryOp::Div => {
+                        dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::DivScalarOpmath { s: s32 }), _ => unreachable!())
+                    }
+                    _ => {
+                        dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::FloorDivideScalarOpmath { s: s32 }), _ => unreachable!())
+                    }
+                }?;
+                return Ok(finish(iter, out));
             }
-            match op {
-                BinaryOp::Mul => {
-                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::MulScalarOpmath { s: s32 }), _ => unreachable!())
-                }
-                BinaryOp::Div => {
-                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::DivScalarOpmath { s: s32 }), _ => unreachable!())
-                }
-                _ => {
-                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::FloorDivideScalarOpmath { s: s32 }), _ => unreachable!())
-                }
-            }?;
-            return Ok(finish(&mut iter, out));
+            BinaryPath::PowScalar(s) => {
+                dispatch_dtypes!(compute, numeric, C => runner.run_unary::<C, _>(f::PowScalar::<C> { exp: s.to::<C>() }), _ => return Err(unsupported(op, ad, bd)))?;
+                return Ok(finish(iter, out));
+            }
         }
-        BinaryPath::PowScalar(s) => {
-            dispatch_dtypes!(compute, numeric, C => runner.run_unary::<C, _>(f::PowScalar::<C> { exp: s.to::<C>() }), _ => return Err(unsupported(op, ad, bd)))?;
-            return Ok(finish(&mut iter, out));
-        }
-    }
 
-    run_op(op, compute, &runner, ad, bd)?;
-    Ok(finish(&mut iter, out))
+        run_op(op, compute, &runner, ad, bd)?;
+        Ok(finish(iter, out))
+    })
 }
 
 /// The fast path of small ops (tiny tensors are dominated by set-up, not arithmetic): a
@@ -301,6 +313,7 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
 /// result dtype is the input's, no check can fail, and nothing overlaps (the output is new):
 /// the kernel runs directly over the buffers, without building an iterator. `None` when the
 /// case is not one of these (the iterator handles it).
+#[inline(never)]
 fn direct(op: BinaryOp, a: Operand, b: Operand) -> Option<Result<DynTensor>> {
     let Operand::Tensor(ta) = a else {
         return None;

@@ -4,7 +4,7 @@
 use super::Operand;
 use super::binary::finish;
 use super::plan::{self, OperandInfo};
-use super::unary::{build_unary_iter, run_unary};
+use super::unary::{run_unary, unary_config};
 use crate::dispatch_dtypes;
 use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
@@ -171,7 +171,7 @@ where
 
 /// `leaky_relu(x, negative_slope)` (floats).
 pub fn leaky_relu(x: &DynTensor, slope: f64, out: Option<&DynTensor>) -> Result<DynTensor> {
-    let mut iter = build_unary_iter("leaky_relu", false, false, x, out)?;
+    let mut iter = unary_config("leaky_relu", false, false, x, out).build()?;
     dispatch_dtypes!(x.dtype(), float, C => run_unary::<C, _>(&iter, LoopCost::Cheap, f::LeakyRelu { slope })?,
         _ => return Err(unsupported("leaky_relu", x.dtype())));
     Ok(finish(&mut iter, out))
@@ -184,7 +184,7 @@ pub fn hardtanh(
     max: Scalar,
     out: Option<&DynTensor>,
 ) -> Result<DynTensor> {
-    let mut iter = build_unary_iter("hardtanh", false, false, x, out)?;
+    let mut iter = unary_config("hardtanh", false, false, x, out).build()?;
     dispatch_dtypes!(x.dtype(), numeric, C => run_unary::<C, _>(&iter, LoopCost::Cheap, f::Hardtanh { min: min.to::<C>(), max: max.to::<C>() })?,
         _ => return Err(unsupported("hardtanh", x.dtype())));
     Ok(finish(&mut iter, out))
@@ -196,7 +196,7 @@ pub fn gelu(
     approximate: f::GeluApproximate,
     out: Option<&DynTensor>,
 ) -> Result<DynTensor> {
-    let mut iter = build_unary_iter("gelu", false, false, x, out)?;
+    let mut iter = unary_config("gelu", false, false, x, out).build()?;
     // f32 exact gelu is the vectorized fastmath form: a cheaper grain.
     let cost = if x.dtype() == DType::F32 && approximate == f::GeluApproximate::None {
         super::unary::FAST_F32

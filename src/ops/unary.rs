@@ -24,39 +24,38 @@ where
     Ok(())
 }
 
-/// The iterator of a unary op: float ops promote integers to the default float; predicates
-/// (`isnan`, `logical_not`, ...) produce bool; the rest keep the input's dtype.
-pub(crate) fn build_unary_iter<'a>(
+/// The iterator config of a unary op: float ops promote integers to the default float;
+/// predicates (`isnan`, `logical_not`, ...) produce bool; the rest keep the input's dtype.
+/// Fields are set in place (a by-value builder chain moves the config at every call).
+pub(crate) fn unary_config<'a>(
     name: &'static str,
     float_op: bool,
     predicate: bool,
     a: &'a DynTensor,
     out: Option<&'a DynTensor>,
-) -> Result<TensorIterator<'a>> {
-    let mut c = IterConfig::new().name(name).check_mem_overlap(true);
-    c = match out {
-        Some(o) => c.add_output(o),
-        None => c.add_owned_output(),
-    };
+) -> IterConfig<'a> {
+    let mut c = IterConfig::new();
+    c.name = name;
+    c.check_mem_overlap = true;
+    c.outputs.push(out);
+    c.inputs.push((Some(a), true));
+    // Same settings as the builder calls `check_all_same_dtype(false)` (predicates; a static
+    // bool output), or `promote_inputs_to_common_dtype(true)`, `cast_common_dtype_to_outputs
+    // (true)`, `enforce_safe_casting_to_output(true)` (the output may have another dtype only
+    // when the result casts safely into it), plus `promote_integer_inputs_to_float` for
+    // float ops.
+    c.check_all_same_dtype = false;
     if predicate {
-        c = c.check_all_same_dtype(false);
         if out.is_none() {
-            c = c.declare_static_dtype(DType::Bool);
+            c.static_dtype = Some(DType::Bool);
         }
-    } else if float_op {
-        c = c
-            .promote_inputs_to_common_dtype(true)
-            .cast_common_dtype_to_outputs(true)
-            .enforce_safe_casting_to_output(true)
-            .promote_integer_inputs_to_float(true);
     } else {
-        // The output may have another dtype only when the result casts safely into it.
-        c = c
-            .promote_inputs_to_common_dtype(true)
-            .cast_common_dtype_to_outputs(true)
-            .enforce_safe_casting_to_output(true);
+        c.promote_inputs_to_common_dtype = true;
+        c.cast_common_dtype_to_outputs = true;
+        c.enforce_safe_casting_to_output = true;
+        c.promote_integer_inputs_to_float = float_op;
     }
-    c.add_const_input(a).build()
+    c
 }
 
 /// Grain of the vectorized f32 transcendentals (`functors::fastmath`): 0.5 (exp) to 1 (gelu)
@@ -83,30 +82,32 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
             out,
         );
     }
-    let mut iter = build_unary_iter(
+    let config = unary_config(
         op.name(),
         op.promotes_int_to_float(),
         op.is_predicate(),
         a,
         out,
-    )?;
-    let blocks =
-        super::plan::runs_on_f32_blocks(op.info(), compute, iter.dtype(0), &[iter.dtype(1)]);
-    let compute = if blocks { DType::F32 } else { compute };
-    // The vectorized f32 functors (`fastmath`) are cheaper per element: a smaller grain.
-    let c = if compute == DType::F32 && op.has(OpFlag::VectorF32) {
-        FAST_F32
-    } else {
-        op.info().cost.into()
-    };
-    // One match arm per line of the op table, each dispatching over the line's dtype set.
-    macro_rules! dispatch {
-        (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
-            match op {$(
-                UnaryOp::$Op => dispatch_dtypes!(compute, $dtypes, C => run_unary::<C, _>(&iter, c, <f::$Op>::default()), _ => Err(unsupported())),
-            )*}
+    );
+    config.build_with(|iter| {
+        let blocks =
+            super::plan::runs_on_f32_blocks(op.info(), compute, iter.dtype(0), &[iter.dtype(1)]);
+        let compute = if blocks { DType::F32 } else { compute };
+        // The vectorized f32 functors (`fastmath`) are cheaper per element: a smaller grain.
+        let c = if compute == DType::F32 && op.has(OpFlag::VectorF32) {
+            FAST_F32
+        } else {
+            op.info().cost.into()
         };
-    }
-    crate::unary_op_table!(dispatch)?;
-    Ok(super::binary::finish(&mut iter, out))
+        // One match arm per line of the op table, each dispatching over the line's dtype set.
+        macro_rules! dispatch {
+            (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
+                match op {$(
+                    UnaryOp::$Op => dispatch_dtypes!(compute, $dtypes, C => run_unary::<C, _>(iter, c, <f::$Op>::default()), _ => Err(unsupported())),
+                )*}
+            };
+        }
+        crate::unary_op_table!(dispatch)?;
+        Ok(super::binary::finish(iter, out))
+    })
 }
