@@ -205,9 +205,15 @@ impl<'a, T: Copy, const N: usize> IntoIterator for &'a SmallBuf<T, N> {
     }
 }
 
-/// Per-dimension sizes or strides (inline up to 8 dims): a `Layout`'s shape and strides, the
-/// iterator's geometry.
-pub(crate) type DimVec<T> = SmallBuf<T, 8>;
+/// Per-dimension sizes or strides (inline up to [`DIMS_INLINE`] dims): a `Layout`'s shape and
+/// strides, the iterator's geometry.
+pub(crate) type DimVec<T> = SmallBuf<T, DIMS_INLINE>;
+/// Dims a [`DimVec`] holds without a heap allocation: 5, as PyTorch's `SizesAndStrides`
+/// (`C10_SIZES_AND_STRIDES_MAX_INLINE_SIZE`). It keeps a `Layout` at 104 bytes and a
+/// `DynTensor` at 128, the largest value the compiler moves with inline stores on the baseline
+/// x86-64 target; at 8 dims (176 bytes) every move of a tensor was a `memcpy` call, ~10% of a
+/// 4-element op (BENCHMARKS.md, round 11).
+pub(crate) const DIMS_INLINE: usize = 5;
 
 #[cfg(test)]
 mod tests {

@@ -111,6 +111,7 @@ fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
             is_output: true,
             is_const: false,
             allocated: o.is_none(),
+            dtype: o.map_or(DType::Bool, |t| t.dtype()),
         });
     }
     for &(t, is_const) in cfg.inputs.iter() {
@@ -130,6 +131,7 @@ fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
             is_output: false,
             is_const,
             allocated: false,
+            dtype: t.dtype(),
         });
     }
 
@@ -297,6 +299,7 @@ fn general_set_up<'a>(
         }
         let t = DynTensor::empty_strided(dtype, shape, &lstrides)?;
         it.operands[op].src = Src::Owned(it.owned.push(t));
+        it.operands[op].dtype = dtype;
     }
 
     // 10. coalesce
@@ -464,6 +467,7 @@ fn fast_set_up(
                 Some(s) => DynTensor::empty_strided(dtype, shape, s)?,
             };
             it.operands[op].src = Src::Owned(it.owned.push(t));
+            it.operands[op].dtype = dtype;
         }
     }
     let nd = it.logical_shape.len();
@@ -479,7 +483,7 @@ fn fast_set_up(
         it.shape = DimVec::filled(1, it.numel);
         it.strides = SmallBuf::filled(nt, 0);
         for op in 0..nt {
-            it.strides[op] = it.tensor(op).dtype().size() as isize;
+            it.strides[op] = it.operands[op].dtype.size() as isize;
         }
     }
     Ok(true)

@@ -85,6 +85,9 @@ pub(crate) struct Operand<'a> {
     pub(crate) is_const: bool,
     /// An output the iterator allocated ("undefined" output in PyTorch).
     pub(crate) allocated: bool,
+    /// The tensor's dtype, read once (set when an allocated output is allocated): kernels ask
+    /// for it per operand, and each tensor access is an enum dispatch.
+    pub(crate) dtype: DType,
 }
 
 /// The placeholder of unused inline operand slots.
@@ -93,6 +96,7 @@ pub(crate) const NO_OPERAND: Operand<'static> = Operand {
     is_output: false,
     is_const: false,
     allocated: false,
+    dtype: DType::Bool,
 };
 
 /// Tensors the iterator holds itself: the first inline (an allocated output), more on the heap.
@@ -229,7 +233,7 @@ impl<'a> TensorIterator<'a> {
     /// Operand `i`'s own dtype (outputs first). The kernel casts from/to it.
     #[inline]
     pub fn dtype(&self, i: usize) -> DType {
-        self.tensor(i).dtype()
+        self.operands[i].dtype
     }
     /// The computation dtype; `None` where none was inferred (inputs of different dtypes and no
     /// promotion, or no inputs).

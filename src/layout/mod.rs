@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 pub(crate) use crate::small::DimVec;
 use std::vec::Vec;
 
-/// Shape and strides are kept inline (no heap allocation) up to 8 dims.
+/// Shape and strides are kept inline (no heap allocation) up to 5 dims (`small::DIMS_INLINE`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
     pub(crate) shape: DimVec<usize>,
@@ -18,7 +18,7 @@ pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
     contiguous_dim_strides(shape).into_vec()
 }
 
-/// Row-major (C order) strides for a shape, inline up to 8 dims.
+/// Row-major (C order) strides for a shape, inline up to 5 dims.
 #[inline]
 pub(crate) fn contiguous_dim_strides(shape: &[usize]) -> DimVec<isize> {
     let mut strides = DimVec::filled(shape.len(), 0isize);
@@ -55,9 +55,26 @@ impl Layout {
     /// the strides wrap, and [`Layout::checked_extent`] (which every consumer runs) rejects it.
     #[inline]
     pub fn contiguous(shape: &[usize]) -> Layout {
+        if shape.len() > crate::small::DIMS_INLINE {
+            return Layout {
+                shape: DimVec::from_slice(shape, 0),
+                strides: contiguous_dim_strides(shape),
+                offset: 0,
+            };
+        }
+        // Inline shapes (every op's fresh output): both arrays in one pass, written once.
+        let mut dims = [0usize; crate::small::DIMS_INLINE];
+        let mut strides = [0isize; crate::small::DIMS_INLINE];
+        let mut acc = 1isize;
+        for (d, &n) in shape.iter().enumerate().rev() {
+            dims[d] = n;
+            strides[d] = acc;
+            acc = acc.wrapping_mul(n.max(1) as isize);
+        }
+        let len = shape.len() as u32;
         Layout {
-            shape: DimVec::from_slice(shape, 0),
-            strides: contiguous_dim_strides(shape),
+            shape: DimVec::Inline { len, data: dims },
+            strides: DimVec::Inline { len, data: strides },
             offset: 0,
         }
     }

@@ -31,8 +31,8 @@ macro_rules! binary_methods {
             }
             #[doc = concat!("In-place `", stringify!($name), "`: the result must cast safely to self's dtype.")]
             pub fn $try_inplace<'a>(&mut self, other: impl Into<Operand<'a>>) -> Result<()> {
-                let this = self.share();
-                binary(BinaryOp::$op, Operand::Tensor(&this), other.into(), Some(&this)).map(|_| ())
+                let this: &DynTensor = self;
+                binary(BinaryOp::$op, Operand::Tensor(this), other.into(), Some(this)).map(|_| ())
             }
             #[doc = concat!("In-place `", stringify!($name), "`; panics on error.")]
             #[track_caller]

@@ -88,6 +88,7 @@ impl<T: Element> Tensor<T> {
     }
 
     /// A contiguous tensor of zeros (`empty` is the same: storage is always initialised).
+    #[inline]
     pub fn try_zeros(shape: &[usize]) -> Result<Self> {
         let n = checked_numel(shape, size_of::<T>())?;
         Ok(Tensor {
