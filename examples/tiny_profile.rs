@@ -1,6 +1,6 @@
 //! One tiny op in a loop, for profilers: `tiny_profile <case> [count]`, where case is one of
 //! `dyn` (DynTensor add), `typed` (`&a + &b`), `typed_scalar` (`&a + 2.0`), `mixed`
-//! (i64 + f32), `out` (`add_out`). Prints the time per op; under
+//! (i64 + f32), `out` (`add_out`), `unary` (DynTensor `exp`), `inplace` (DynTensor `add_`). Prints the time per op; under
 //! `valgrind --tool=callgrind` divide the instruction count by `count`.
 use std::hint::black_box;
 use weft::{DType, DynTensor, Tensor};
@@ -16,6 +16,7 @@ fn main() {
     let tb = DynTensor::from(b.clone());
     let ti = DynTensor::from(Tensor::<i64>::from_vec(vec![1i64, 2, 3, 4], &[4]).unwrap());
     let to = DynTensor::zeros(DType::F32, &[4]).unwrap();
+    let mut tc = DynTensor::zeros(DType::F32, &[4]).unwrap();
     let t0 = std::time::Instant::now();
     for _ in 0..n {
         match which.as_str() {
@@ -24,6 +25,8 @@ fn main() {
             "typed_scalar" => drop(black_box(black_box(&a) + 2.0)),
             "mixed" => drop(black_box(black_box(&ti).add(black_box(&tb)))),
             "out" => black_box(&ta).add_out(black_box(&tb), &to),
+            "unary" => drop(black_box(black_box(&ta).exp())),
+            "inplace" => black_box(&mut tc).add_(black_box(&tb)),
             other => panic!("unknown case {other}"),
         }
     }

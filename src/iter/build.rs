@@ -207,7 +207,7 @@ fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
     }
 
     // 5. dtypes
-    let (common_dtype, out_dtype) = compute_types(cfg)?;
+    let (common_dtype, out_dtype) = compute_types(cfg, &it.operands)?;
     let alloc_dtype = || {
         out_dtype.ok_or_else(|| {
             invalid(
@@ -369,19 +369,25 @@ pub(crate) fn broadcast(name: &'static str, a: &[usize], b: &[usize]) -> Result<
 }
 
 /// PyTorch's `compute_types`: returns (common dtype, dtype for allocated outputs).
-fn compute_types(cfg: &IterConfig<'_>) -> Result<(Option<DType>, Option<DType>)> {
+fn compute_types(
+    cfg: &IterConfig<'_>,
+    operands: &[Operand<'_>],
+) -> Result<(Option<DType>, Option<DType>)> {
     let name = cfg.name;
-    let first_in = cfg.input_tensors().next().map(|t| t.dtype());
-    let differ = cfg.input_tensors().any(|t| Some(t.dtype()) != first_in);
+    // The dtypes the operands cached (step 2): no tensor access per question.
+    let (outs, ins) = operands.split_at(cfg.outputs.len());
+    let given_outs = || outs.iter().filter(|o| !o.allocated).map(|o| o.dtype);
+    let first_in = ins.first().map(|o| o.dtype);
+    let differ = ins.iter().any(|o| Some(o.dtype) != first_in);
     if cfg.check_all_same_dtype {
-        let expected = first_in.or_else(|| cfg.given_outputs().next().map(|t| t.dtype()));
+        let expected = first_in.or_else(|| given_outs().next());
         if let Some(e) = expected {
-            for t in cfg.given_outputs().chain(cfg.input_tensors()) {
-                if t.dtype() != e {
+            for got in given_outs().chain(ins.iter().map(|o| o.dtype)) {
+                if got != e {
                     return Err(Error::DTypeMismatch {
                         op: name,
                         expected: e,
-                        got: t.dtype(),
+                        got,
                     });
                 }
             }
@@ -390,13 +396,13 @@ fn compute_types(cfg: &IterConfig<'_>) -> Result<(Option<DType>, Option<DType>)>
     let mut common = if differ { None } else { first_in };
     if cfg.promote_inputs_to_common_dtype {
         let mut st = ResultTypeState::new();
-        for t in cfg.input_tensors() {
+        for (o, t) in ins.iter().zip(cfg.input_tensors()) {
             let kind = if t.ndim() == 0 {
                 OperandKind::ZeroDim
             } else {
                 OperandKind::Dimensioned
             };
-            st = st.update(t.dtype(), kind);
+            st = st.update(o.dtype, kind);
         }
         for s in cfg.scalars.iter() {
             st = st.update(s.dtype(), OperandKind::Scalar);
@@ -412,12 +418,12 @@ fn compute_types(cfg: &IterConfig<'_>) -> Result<(Option<DType>, Option<DType>)>
     if cfg.enforce_safe_casting_to_output
         && let Some(c) = common
     {
-        for out in cfg.given_outputs() {
-            if !can_cast(c, out.dtype()) {
+        for to in given_outs() {
+            if !can_cast(c, to) {
                 return Err(Error::UnsafeCast {
                     op: name,
                     from: c,
-                    to: out.dtype(),
+                    to,
                 });
             }
         }

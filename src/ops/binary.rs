@@ -319,6 +319,13 @@ fn direct(op: BinaryOp, a: Operand, b: Operand) -> Option<Result<DynTensor>> {
         return None;
     };
     let d = ta.dtype();
+    // The cheap refusals first: most ops that are not this case have a second operand of
+    // another dtype (or a scalar on an integer tensor).
+    match b {
+        Operand::Tensor(tb) if tb.dtype() != d => return None,
+        Operand::Scalar(_) if !matches!(d, DType::F32 | DType::F64) => return None,
+        _ => {}
+    }
     let n = ta.numel();
     // Reduced floats have scalar special cases; predicates, int-to-float promotion change
     // the dtype; integer division checks its divisors first.
