@@ -231,23 +231,10 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
     {
         return r;
     }
-    through_iterator(op, a, b, out, ai, [bi, info(b, true)])
-}
-
-/// [`binary`] over a built iterator. `bi` is the second operand's info without and with its
-/// one-element value (used when it stays an iterated input).
-#[inline(never)]
-fn through_iterator(
-    op: BinaryOp,
-    a: Operand,
-    b: Operand,
-    out: Option<&DynTensor>,
-    ai: OperandInfo,
-    bi: [OperandInfo; 2],
-) -> Result<DynTensor> {
     let (ad, bd) = (a.dtype(), b.dtype());
     iter_config(op, a, b, out).build_with(|iter| {
-        let bi = bi[usize::from(iter.ninputs() == 2)];
+        // A one-element second tensor that stays an iterated input: its value is known.
+        let bi = if iter.ninputs() == 2 { info(b, true) } else { bi };
         let common = iter.common_dtype().unwrap_or(ad);
         let plan = plan::binary_plan(op, &ai, &bi, common)?;
         let compute = plan.compute;
