@@ -421,3 +421,95 @@ fn transposed_gather_all_element_sizes() {
         assert_eq!(values(&out), values(&want), "where {r}x{c}");
     }
 }
+
+/// sin/cos/tan run their narrow form over kernel blocks whose inputs all lie below the short
+/// reduction's bound, and the general form over blocks that hold a larger value
+/// (`Functor::in_narrow_domain`). Whatever block an element falls in, and whatever the path
+/// (contiguous, strided, in place, f16 over f32 blocks), its result must be the scalar
+/// function's bits.
+#[test]
+fn narrow_domain_blocks_match_the_scalar_functions() {
+    use weft::functors::fastmath::{double_trig as dt, trig};
+    let n = 256 * 9 + 77;
+    // Mostly moderate values; every 700th is from 2^19 up, so some blocks are mixed.
+    let x32: Vec<f32> = (0..n)
+        .map(|i| {
+            let x = (i as f32 * 0.37).sin() * 50.0;
+            if i % 700 == 3 { x * 1e5 + 6e5 } else { x }
+        })
+        .collect();
+    type F32Op = fn(&Tensor<f32>) -> Tensor<f32>;
+    type F32InPlace = fn(&mut Tensor<f32>);
+    type DynOp = fn(&DynTensor) -> DynTensor;
+    type Scalar32 = fn(f32) -> f32;
+    let ops: [(&str, F32Op, F32InPlace, DynOp, Scalar32); 3] = [
+        (
+            "sin",
+            |t| t.sin(),
+            |t| t.sin_(),
+            |t| t.sin(),
+            fastmath::sin_f32,
+        ),
+        (
+            "cos",
+            |t| t.cos(),
+            |t| t.cos_(),
+            |t| t.cos(),
+            fastmath::cos_f32,
+        ),
+        ("tan", |t| t.tan(), |t| t.tan_(), |t| t.tan(), trig::tan_f32),
+    ];
+    let a = Tensor::<f32>::from_vec(x32.clone(), &[n]).unwrap();
+    let strided = Tensor::<f32>::from_vec(x32.iter().flat_map(|&x| [x, 0.0]).collect(), &[n, 2])
+        .unwrap()
+        .select(1, 0);
+    for (name, op, op_, dyn_op, f) in ops {
+        let want: Vec<u32> = x32.iter().map(|&x| f(x).to_bits()).collect();
+        let mut inplace = Tensor::<f32>::from_vec(x32.clone(), &[n]).unwrap();
+        op_(&mut inplace);
+        for (path, got) in [
+            ("contiguous", op(&a)),
+            ("strided", op(&strided)),
+            ("in place", inplace),
+        ] {
+            let got: Vec<u32> = got.to_vec().iter().map(|g| g.to_bits()).collect();
+            assert_eq!(got, want, "{name}, {path}");
+        }
+        // f16: the f32 functor over converted blocks, rounded once.
+        let h = DynTensor::from(a.clone()).to(DType::F16);
+        let got = dyn_op(&h).to(DType::F32).to_values();
+        for (i, (g, x)) in got.iter().zip(&h.to(DType::F32).to_values()).enumerate() {
+            let (Value::F32(g), Value::F32(x)) = (g, x) else {
+                unreachable!()
+            };
+            let want = half::f16::from_f32(f(*x)).to_f32();
+            assert!(
+                g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+                "{name} f16 {i}"
+            );
+        }
+    }
+    // f64: the narrow forms below 2^20·π/2, libm above.
+    let x64: Vec<f64> = x32.iter().map(|&x| x as f64 * 1.000_000_1).collect();
+    let a = Tensor::<f64>::from_vec(x64.clone(), &[n]).unwrap();
+    type F64Op = fn(&Tensor<f64>) -> Tensor<f64>;
+    type Scalar64 = fn(f64) -> f64;
+    let ops: [(&str, F64Op, Scalar64, Scalar64); 3] = [
+        ("sin", |t| t.sin(), dt::sin_f64_narrow, f64::sin),
+        ("cos", |t| t.cos(), dt::cos_f64_narrow, f64::cos),
+        ("tan", |t| t.tan(), dt::tan_f64_narrow, f64::tan),
+    ];
+    for (name, op, narrow, reference) in ops {
+        for (i, (&g, &x)) in op(&a).to_vec().iter().zip(&x64).enumerate() {
+            if dt::trig_narrow_f64(x) {
+                assert_eq!(g.to_bits(), narrow(x).to_bits(), "{name} f64 element {i}");
+            } else {
+                let r = reference(x);
+                assert!(
+                    (g - r).abs() <= 4.0 * f64::EPSILON * r.abs(),
+                    "{name} f64 element {i}"
+                );
+            }
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! Accuracy of the branch-free f64 math in `fastmath::double` (exp, expm1, log, log1p, tanh,
 //! sigmoid), `fastmath::double_hyp` (sinh, cosh, asinh, acosh, atanh, log2, log10, exp2),
 //! `fastmath::double_erf_pow` (erf, erfc, pow, hypot) and `fastmath::double_trig` (sin, cos,
-//! tan, their `_medium` forms, atan, asin, acos, atan2) against reference f64 functions, in f64
+//! tan, their `_narrow` forms, atan, asin, acos, atan2) against reference f64 functions, in f64
 //! ulps (distance in the ordered bit patterns, so subnormals count their own ulps). The
 //! references are std's (glibc's), except: `asinh`, `acosh` and `atanh` are glibc's called
 //! directly (`extern "C"`: Rust's `f64::asinh`/`acosh`/`atanh` are its own formulas, not libm
@@ -17,7 +17,7 @@
 //! multiples of π/2 and π/4, the hardest cases of the reduction by π/2, the functions'
 //! thresholds, each ±8 floats). The full `sin`, `cos`, `tan` (~100x the cost of the others per
 //! element) get 1/`SLOW_SHARE` of the random counts here, and every boundary value; the
-//! `_medium` forms are checked only below their bound (`valid`), and must be NaN from it up.
+//! `_narrow` forms are checked only below their bound (`valid`), and must be NaN from it up.
 //! Two-argument functions (the `FUNCS2` table: pow, hypot, atan2): per function every pair of
 //! its special list (pow/hypot: `special_list()`, with the ±8-float neighbours of its finite
 //! values; atan2: `atan2_special_list()`, powers of 2 every 7 binades and the cuts, ±2
@@ -97,7 +97,7 @@ fn atanh_ref(x: f64) -> f64 {
     unsafe { c_atanh(x) }
 }
 
-/// Below it the `_medium` trig forms equal the full ones (the Cody-Waite bound, ≈ 2^20·π/2);
+/// Below it the `_narrow` trig forms equal the full ones (the Cody-Waite bound, ≈ 2^20·π/2);
 /// from it up they are NaN.
 const MEDIUM_LIMIT: f64 = 1_647_099.0;
 
@@ -124,10 +124,10 @@ fn tan_ref(x: f64) -> f64 {
     glibc_fixed(x, x.tan())
 }
 
-/// Whether `name`'s input x is in its domain of validity (`_medium`: |x| < `MEDIUM_LIMIT`;
+/// Whether `name`'s input x is in its domain of validity (`_narrow`: |x| < `MEDIUM_LIMIT`;
 /// NaN is not): the others are checked everywhere.
 fn valid(name: &str, x: f64) -> bool {
-    !name.ends_with("_medium") || x.abs() < MEDIUM_LIMIT
+    !name.ends_with("_narrow") || x.abs() < MEDIUM_LIMIT
 }
 
 /// The functions that get 1/`SLOW_SHARE` of the random samples in the CI test (every boundary
@@ -309,20 +309,20 @@ const FUNCS: [(&str, F64Fn, F64Fn, &[Range]); 25] = [
         ],
     ),
     (
-        "sin_medium",
-        dt::sin_f64_medium,
+        "sin_narrow",
+        dt::sin_f64_narrow,
         f64::sin,
         &[Range::SignedLogUniform(1e-10, MEDIUM_LIMIT)],
     ),
     (
-        "cos_medium",
-        dt::cos_f64_medium,
+        "cos_narrow",
+        dt::cos_f64_narrow,
         cos_ref,
         &[Range::SignedLogUniform(1e-10, MEDIUM_LIMIT)],
     ),
     (
-        "tan_medium",
-        dt::tan_f64_medium,
+        "tan_narrow",
+        dt::tan_f64_narrow,
         tan_ref,
         &[Range::SignedLogUniform(1e-10, MEDIUM_LIMIT)],
     ),
@@ -1231,10 +1231,10 @@ fn special_values_exact() {
         ("tan", dt::tan_f64, -inf, nan),
         ("tan", dt::tan_f64, nan, nan),
         ("tan", dt::tan_f64, f64::MAX, f64::MAX.tan()),
-        ("sin_medium", dt::sin_f64_medium, -0.0, -0.0),
-        ("sin_medium", dt::sin_f64_medium, nan, nan),
-        ("cos_medium", dt::cos_f64_medium, -0.0, 1.0),
-        ("tan_medium", dt::tan_f64_medium, -0.0, -0.0),
+        ("sin_narrow", dt::sin_f64_narrow, -0.0, -0.0),
+        ("sin_narrow", dt::sin_f64_narrow, nan, nan),
+        ("cos_narrow", dt::cos_f64_narrow, -0.0, 1.0),
+        ("tan_narrow", dt::tan_f64_narrow, -0.0, -0.0),
         ("atan", dt::atan_f64, 0.0, 0.0),
         ("atan", dt::atan_f64, -0.0, -0.0),
         ("atan", dt::atan_f64, sub, sub),
@@ -1271,11 +1271,11 @@ fn special_values_exact() {
         ("acos", dt::acos_f64, -inf, nan),
         ("acos", dt::acos_f64, nan, nan),
     ];
-    // The `_medium` forms are NaN from their bound up (so that a missed range check shows).
+    // The `_narrow` forms are NaN from their bound up (so that a missed range check shows).
     let medium: [(&str, F64Fn); 3] = [
-        ("sin_medium", dt::sin_f64_medium),
-        ("cos_medium", dt::cos_f64_medium),
-        ("tan_medium", dt::tan_f64_medium),
+        ("sin_narrow", dt::sin_f64_narrow),
+        ("cos_narrow", dt::cos_f64_narrow),
+        ("tan_narrow", dt::tan_f64_narrow),
     ];
     let above_bound = [MEDIUM_LIMIT, -MEDIUM_LIMIT, 1e10, -1e300, f64::MAX, inf];
     let medium_cases = medium

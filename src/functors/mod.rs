@@ -46,6 +46,24 @@ pub use unary_float::*;
 pub trait Functor<Args>: Copy + Send + Sync {
     type Output: Copy;
     fn call(&self, args: Args) -> Self::Output;
+
+    /// Whether the functor has a cheaper form on part of its domain ([`Self::call_narrow`]).
+    /// Kernels test every input of a block with [`Self::in_narrow_domain`] (a vectorized
+    /// all-of) and run the narrow form alone over the block when all pass: sin, cos and tan
+    /// skip their large-argument reduction that way.
+    const HAS_NARROW_DOMAIN: bool = false;
+    /// Whether `args` is in the narrow domain.
+    #[inline(always)]
+    fn in_narrow_domain(&self, _args: Args) -> bool {
+        false
+    }
+    /// `call` for arguments in the narrow domain. Contract: the same bits as `call(args)`
+    /// wherever `in_narrow_domain(args)` (which is how a functor with one defines `call`: a
+    /// branch between the two forms), so that no result depends on how inputs were blocked.
+    #[inline(always)]
+    fn call_narrow(&self, args: Args) -> Self::Output {
+        self.call(args)
+    }
 }
 
 pub mod bind;

@@ -3,6 +3,7 @@
 //! and compiles to PTX unchanged.
 
 use super::fastmath as fm;
+use super::fastmath::double_trig as dt;
 use core::ops::{Add, Div, Mul, Neg, Sub};
 
 mod sealed {
@@ -44,6 +45,13 @@ pub trait Real:
     fn sin(self) -> Self;
     fn cos(self) -> Self;
     fn tan(self) -> Self;
+    /// Whether `sin_narrow`, `cos_narrow`, `tan_narrow` hold at `self`: |x| below the bound of
+    /// their short argument reduction (f32 2^19, f64 2^20·π/2), where they give exactly the bits
+    /// of `sin`, `cos`, `tan` (those are defined as the narrow forms there).
+    fn trig_narrow(self) -> bool;
+    fn sin_narrow(self) -> Self;
+    fn cos_narrow(self) -> Self;
+    fn tan_narrow(self) -> Self;
     fn asin(self) -> Self;
     fn acos(self) -> Self;
     fn atan(self) -> Self;
@@ -74,7 +82,7 @@ pub trait Real:
 }
 
 macro_rules! real_impl {
-    ($t:ty, $($name:ident = $f:path),* ; $($name2:ident = $f2:path),* ) => {
+    ($t:ty, $($name:ident = $f:path),* ; $($name2:ident = $f2:path),* ; $($pred:ident = $fp:path),*) => {
         impl Real for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -111,6 +119,12 @@ macro_rules! real_impl {
                 #[inline(always)]
                 fn $name2(self, y: Self) -> Self {
                     $f2(self, y)
+                }
+            )*
+            $(
+                #[inline(always)]
+                fn $pred(self) -> bool {
+                    $fp(self)
                 }
             )*
         }
@@ -172,24 +186,28 @@ fn copysign_f64(x: f64, s: f64) -> f64 {
 
 // The branch-free forms of `fastmath` wherever one exists (every functor written against
 // `Real` gets them, mish and softplus as much as exp; the loops vectorize), libm elsewhere:
-// f64 sin/cos/tan (the branch-free general reduction costs more than libm's) and erf/erfc
+// f64 sin/cos/tan above 2^20·π/2 (the branch-free general reduction costs more than libm's) and erf/erfc
 // (libm's branch per interval wins when the data sits in one interval, as in the sweep's).
 real_impl!(f32,
     sqrt = sqrt_f32, exp = fm::exp_f32, exp_m1 = fm::expm1_f32, ln = fm::log_f32,
     ln_1p = fm::log1p_f32, log2 = fm::log2_f32, log10 = fm::log10_f32, sin = fm::sin_f32,
-    cos = fm::cos_f32, tan = fm::trig::tan_f32, asin = fm::trig::asin_f32,
+    cos = fm::cos_f32, tan = fm::trig::tan_f32, sin_narrow = fm::sin_f32_narrow,
+    cos_narrow = fm::cos_f32_narrow, tan_narrow = fm::trig::tan_f32_narrow, asin = fm::trig::asin_f32,
     acos = fm::trig::acos_f32, atan = fm::trig::atan_f32, sinh = fm::hyperbolic::sinh_f32,
     cosh = fm::hyperbolic::cosh_f32, tanh = fm::tanh_f32, erf = fm::erf::erf_f32,
     erfc = fm::erf::erfc_f32, exp2 = fm::exp2_f32, asinh = fm::hyperbolic::asinh_f32,
     acosh = fm::hyperbolic::acosh_f32, atanh = fm::hyperbolic::atanh_f32, floor = floor_f32,
     ceil = ceil_f32, trunc = trunc_f32, round_even = round_even_f32;
     fmod = fmod_f32, atan2 = fm::trig::atan2_f32, pow = fm::power::pow_f32,
-    hypot = fm::power::hypot_f32, copysign = copysign_f32, next_after = libm::nextafterf
+    hypot = fm::power::hypot_f32, copysign = copysign_f32, next_after = libm::nextafterf;
+    trig_narrow = fm::trig_narrow_f32
 );
 real_impl!(f64,
     sqrt = sqrt_f64, exp = fm::double::exp_f64, exp_m1 = fm::double::expm1_f64,
     ln = fm::double::log_f64, ln_1p = fm::double::log1p_f64, log2 = fm::double_hyp::log2_f64,
-    log10 = fm::double_hyp::log10_f64, sin = libm::sin, cos = libm::cos, tan = libm::tan,
+    log10 = fm::double_hyp::log10_f64, sin = sin_f64, cos = cos_f64, tan = tan_f64,
+    sin_narrow = dt::sin_f64_narrow, cos_narrow = dt::cos_f64_narrow,
+    tan_narrow = dt::tan_f64_narrow,
     asin = fm::double_trig::asin_f64, acos = fm::double_trig::acos_f64,
     atan = fm::double_trig::atan_f64, sinh = fm::double_hyp::sinh_f64,
     cosh = fm::double_hyp::cosh_f64, tanh = fm::double::tanh_f64,
@@ -199,8 +217,26 @@ real_impl!(f64,
     ceil = ceil_f64, trunc = trunc_f64, round_even = round_even_f64;
     fmod = fmod_f64, atan2 = fm::double_trig::atan2_f64, pow = fm::double_erf_pow::pow_f64,
     hypot = fm::double_erf_pow::hypot_f64, copysign = copysign_f64,
-    next_after = libm::nextafter
+    next_after = libm::nextafter;
+    trig_narrow = dt::trig_narrow_f64
 );
+
+/// f64 `sin`, `cos`, `tan` as `Real` has them: the vectorizable narrow forms below 2^20·π/2,
+/// libm above (the branch-free general forms pay a Payne-Hanek reduction in every lane, ~5x
+/// libm's time).
+macro_rules! f64_trig {
+    ($($name:ident = $narrow:path, $libm:path;)*) => {$(
+        #[inline(always)]
+        fn $name(x: f64) -> f64 {
+            if dt::trig_narrow_f64(x) { $narrow(x) } else { $libm(x) }
+        }
+    )*};
+}
+f64_trig! {
+    sin_f64 = dt::sin_f64_narrow, libm::sin;
+    cos_f64 = dt::cos_f64_narrow, libm::cos;
+    tan_f64 = dt::tan_f64_narrow, libm::tan;
+}
 
 /// C `fmod` for one float type, exact (so bit-identical to libm's), with no panic path: libm's
 /// generic version has an integer `%` and an `ilog2` whose zero cases its early returns exclude,
@@ -278,6 +314,31 @@ macro_rules! real_unary_impls {
         }
         $crate::functors::real::real_unary_impls!(@rest $name);
     };
+    // `narrow: m`: f32 and f64 have `Real::m` as the narrow form on `Real::trig_narrow`'s
+    // domain (the trig functions).
+    ($name:ty, narrow: $narrow:ident) => {
+        $crate::functors::real::real_unary_impls!(@narrow $name, f32, $narrow);
+        $crate::functors::real::real_unary_impls!(@narrow $name, f64, $narrow);
+        $crate::functors::real::real_unary_impls!(@half $name);
+    };
+    (@narrow $name:ty, $t:ty, $narrow:ident) => {
+        impl $crate::functors::Functor<($t,)> for $name {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (x,): ($t,)) -> $t {
+                self.eval(x)
+            }
+            const HAS_NARROW_DOMAIN: bool = true;
+            #[inline(always)]
+            fn in_narrow_domain(&self, (x,): ($t,)) -> bool {
+                $crate::functors::real::Real::trig_narrow(x)
+            }
+            #[inline(always)]
+            fn call_narrow(&self, (x,): ($t,)) -> $t {
+                $crate::functors::real::Real::$narrow(x)
+            }
+        }
+    };
     (@rest $name:ty) => {
         impl $crate::functors::Functor<(f64,)> for $name {
             type Output = f64;
@@ -286,6 +347,9 @@ macro_rules! real_unary_impls {
                 self.eval(x)
             }
         }
+        $crate::functors::real::real_unary_impls!(@half $name);
+    };
+    (@half $name:ty) => {
         // f16/bf16: the f32 functor, rounded once. Exactly this (checked for every value in
         // tests/half_blocks.rs) lets the kernels run the f32 functor over converted blocks
         // (every op without `OpFlag::HalfOwnRounding`).

@@ -82,6 +82,32 @@ macro_rules! float_unary {
     )*};
 }
 
+/// The trig functors: `Real`'s sin/cos/tan, with the narrow domain of their short argument
+/// reduction (`Functor::in_narrow_domain`) for the f32 and f64 kernels.
+macro_rules! trig_unary {
+    ($($(#[$m:meta])* $name:ident: $f:ident, $narrow:ident;)*) => {$(
+        $(#[$m])*
+        #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+        pub struct $name;
+        impl $name {
+            #[inline(always)]
+            fn eval<R: Real>(&self, x: R) -> R {
+                x.$f()
+            }
+        }
+        real_unary_impls!($name, narrow: $narrow);
+    )*};
+}
+
+trig_unary! {
+    /// Sine.
+    Sin: sin, sin_narrow;
+    /// Cosine.
+    Cos: cos, cos_narrow;
+    /// Tangent.
+    Tan: tan, tan_narrow;
+}
+
 float_unary!(
     /// `e^x`.
     Exp: |x| x.exp();
@@ -99,12 +125,6 @@ float_unary!(
     Sqrt: |x| x.sqrt();
     /// `1 / sqrt(x)`, two roundings like PyTorch (`rsqrt(-0.0) = -inf`).
     Rsqrt: |x| R::ONE / x.sqrt();
-    /// Sine.
-    Sin: |x| x.sin();
-    /// Cosine.
-    Cos: |x| x.cos();
-    /// Tangent.
-    Tan: |x| x.tan();
     /// Arc sine.
     Asin: |x| x.asin();
     /// Arc cosine.

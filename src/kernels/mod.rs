@@ -437,18 +437,59 @@ unsafe fn contiguous_unary<C: Element, F: Functor<(C,)>>(
         ) where
             F::Output: Element,
         {
-            for i in 0..n {
-                // SAFETY: the caller's contract.
-                unsafe { po.add(i).write(f.call((pa.add(i).read(),))) };
-            }
+            // SAFETY: the caller's contract.
+            unsafe { unary_loop(f, po, pa, n) };
         }
         // SAFETY: AVX2 is present (checked above); the caller's contract for the pointers.
         unsafe { avx2(f, po, pa, n) };
         return;
     }
-    for i in 0..n {
-        // SAFETY: the caller's contract.
-        unsafe { po.add(i).write(f.call((pa.add(i).read(),))) };
+    // SAFETY: the caller's contract.
+    unsafe { unary_loop(f, po, pa, n) };
+}
+
+/// The loop of [`contiguous_unary`]. A functor with a narrow domain
+/// (`Functor::in_narrow_domain`) is run per [`BLOCK`] elements: the block's inputs are tested
+/// first (a vectorized all-of, on data the loop then reads from L1), and the narrow form runs
+/// alone where they all pass (the same bits as `call`, by the trait's contract).
+///
+/// # Safety
+/// As [`contiguous_unary`].
+#[inline(always)]
+unsafe fn unary_loop<C: Element, F: Functor<(C,)>>(
+    f: &F,
+    po: *mut F::Output,
+    pa: *const C,
+    n: usize,
+) where
+    F::Output: Element,
+{
+    if !F::HAS_NARROW_DOMAIN {
+        for i in 0..n {
+            // SAFETY: the caller's contract.
+            unsafe { po.add(i).write(f.call((pa.add(i).read(),))) };
+        }
+        return;
+    }
+    let mut start = 0;
+    while start < n {
+        let m = BLOCK.min(n - start);
+        // SAFETY: (the three loops) `start + j < n`: the caller's contract. Each block's inputs
+        // are all read before its outputs are written, so an in-place run (po == pa) is fine.
+        unsafe {
+            let (o, a) = (po.add(start), pa.add(start));
+            let narrow = (0..m).fold(true, |all, j| all & f.in_narrow_domain((a.add(j).read(),)));
+            if narrow {
+                for j in 0..m {
+                    o.add(j).write(f.call_narrow((a.add(j).read(),)));
+                }
+            } else {
+                for j in 0..m {
+                    o.add(j).write(f.call((a.add(j).read(),)));
+                }
+            }
+        }
+        start += m;
     }
 }
 

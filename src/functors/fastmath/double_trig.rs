@@ -12,7 +12,7 @@
 //! products is exact; each is reduced mod 4 exactly and they are summed in triple-double
 //! (TwoSum). That covers every exponent without a table lookup, but costs ~90 products for
 //! every lane: [`sin_f64`] selects it for |x| >= 2^20·π/2 (correct everywhere, slower);
-//! [`sin_f64_medium`] etc. skip it and return NaN from that bound up (for kernels that know
+//! [`sin_f64_narrow`] etc. skip it and return NaN from that bound up (for kernels that know
 //! their |x| is below it). Kernels: FreeBSD/musl `__sin`, `__cos`, `__tan` (with the tail `y1`;
 //! `__tan`'s |x| >= 0.6744 branch and its accurate `-1/tan` both computed and selected).
 //!
@@ -22,11 +22,11 @@
 //! `R(t)` once on the selected `t`. `atan2` has C99's special values exactly as fdlibm (and
 //! glibc, std's `f64::atan2`).
 //!
-//! Which ones `Real` uses: `atan`, `asin`, `acos`, `atan2` (3-5x faster than libm per element).
-//! Not `sin`/`cos`/`tan`: every lane pays the ~90 Payne-Hanek products of the huge-argument
-//! select, so the general forms are ~5x slower than libm; the `_medium` forms are 3-5x faster
-//! than libm but only below 2^20·π/2, which a kernel would have to check over its slice first
-//! (not done: f64 sin/cos/tan stay on libm).
+//! Which ones `Real` uses: `atan`, `asin`, `acos`, `atan2` (3-5x faster than libm per element),
+//! and the `_narrow` `sin`/`cos`/`tan` below 2^20·π/2 (3-5x faster than libm), libm above: the
+//! general forms make every lane pay the ~90 Payne-Hanek products of the huge-argument select
+//! (~5x slower than libm). The kernels check a block's range first ([`trig_narrow_f64`], see
+//! `Functor::in_narrow_domain`) and run the narrow form alone where it holds.
 //!
 //! Accuracy against glibc's (std's) f64 functions, over 20M random bit patterns, 20M random
 //! values on each function's useful range and the boundary values: see each function's doc.
@@ -103,6 +103,12 @@ const PIO2_HI_L: f64 = PIO2_HI - PIO2_HI_H;
 /// Below this |x| (fdlibm's `0x413921fb` high word, ≈ 2^20·π/2) the Cody-Waite reduction is
 /// accurate.
 const MEDIUM_LIMIT: f64 = 1_647_099.0;
+
+/// Whether the `_narrow` trig forms hold at `x` (|x| < 2^20·π/2; false for inf and NaN).
+#[inline(always)]
+pub fn trig_narrow_f64(x: f64) -> bool {
+    abs(x) < MEDIUM_LIMIT
+}
 
 /// FreeBSD/musl `__rem_pio2` medium path, every round done: `x = n·π/2 + y0 + y1`.
 /// Returns (the bits whose low two are n mod 4, y0, y1). Valid for |x| < [`MEDIUM_LIMIT`].
@@ -322,7 +328,7 @@ fn tan_impl<const HUGE: bool>(x: f64) -> f64 {
 /// the module docs), then musl's `__sin`/`__cos`. Max 1 ulp from glibc's (measured; at the
 /// hardest input, 6381956970095103·2^797, glibc's cos/tan are 8/14 ulp off and these are
 /// correctly rounded). Cost: the Payne-Hanek part (90 exact products per lane) makes this
-/// ~100x a copy, ~5x slower than glibc; [`sin_f64_medium`] is ~4x a copy.
+/// ~100x a copy, ~5x slower than glibc; [`sin_f64_narrow`] is ~4x a copy.
 #[inline(always)]
 pub fn sin_f64(x: f64) -> f64 {
     sin_impl::<true>(x)
@@ -344,19 +350,19 @@ pub fn tan_f64(x: f64) -> f64 {
 /// [`sin_f64`] without the Payne-Hanek part: the same results for |x| < 1_647_099 (≈ 2^20·π/2),
 /// NaN from there up (for kernels that have checked their inputs' range). Max 1 ulp.
 #[inline(always)]
-pub fn sin_f64_medium(x: f64) -> f64 {
+pub fn sin_f64_narrow(x: f64) -> f64 {
     sin_impl::<false>(x)
 }
 
-/// [`cos_f64`] without the Payne-Hanek part (as [`sin_f64_medium`]).
+/// [`cos_f64`] without the Payne-Hanek part (as [`sin_f64_narrow`]).
 #[inline(always)]
-pub fn cos_f64_medium(x: f64) -> f64 {
+pub fn cos_f64_narrow(x: f64) -> f64 {
     cos_impl::<false>(x)
 }
 
-/// [`tan_f64`] without the Payne-Hanek part (as [`sin_f64_medium`]).
+/// [`tan_f64`] without the Payne-Hanek part (as [`sin_f64_narrow`]).
 #[inline(always)]
-pub fn tan_f64_medium(x: f64) -> f64 {
+pub fn tan_f64_narrow(x: f64) -> f64 {
     tan_impl::<false>(x)
 }
 

@@ -10,7 +10,7 @@
 //! (erf, erfc, exact gelu), `power` (pow, hypot); f64: `double` (exp, expm1, log, log1p, tanh,
 //! sigmoid), `double_hyp` (sinh, cosh, asinh, acosh, atanh, log2, log10, exp2), `double_erf_pow`
 //! (pow, hypot; erf and erfc written but not used, see there), `double_trig` (atan, asin, acos,
-//! atan2; sin/cos/tan written but slower than libm in general, see there). Many f32 forms
+//! atan2, and sin/cos/tan below 2^20·π/2; see there). Many f32 forms
 //! compute in f64 inside (one rounding at the end: 0-1 ulp).
 //!
 //! Accuracy, against the f64 result rounded (`tests/math_accuracy.rs` over 10^7 inputs per
@@ -24,16 +24,18 @@
 //! offset trick), subnormals scaled by 2^23 first; `log1p` the same kernel on `u = 1 + x` plus
 //! the rounding correction `(1 + x - u) / u` (FreeBSD/musl `log1pf`).
 //!
-//! `sin`/`cos`: the argument reduction `x·2/π = q + f` is done in f64 for every |x| at once,
-//! without a table and without a branch: 2/π is split into 29-bit pieces `c_k`, so each
-//! `x·c_k` is exact in f64 (24 + 29 bits), and is reduced mod 4 exactly; the pieces are summed
-//! with TwoSum (the error terms kept), which gives `f` to f64 relative precision even for the
-//! f32 inputs closest to a multiple of π/2, up to |x| = f32::MAX (a Payne-Hanek reduction
-//! whose "table lookup" is the fixed set of 7 pieces that covers every exponent). The
-//! polynomials are FreeBSD/musl's f64 `__sindf`/`__cosdf` on [-π/4, π/4] (< 2^-37 error).
-//! Computing the slow large-argument path always costs less than a select between it and a
-//! Cody-Waite f32 path would (both would run for every lane), and is still ~10x faster than
-//! scalar libm.
+//! `sin`/`cos` (and `trig::tan`): two argument reductions `x·2/π = q + f`, both in f64. Below
+//! |x| = 2^19 (`trig_narrow_f32`), fdlibm's medium Cody-Waite in two rounds (`rem_pio2_narrow`,
+//! ~8 operations). For every |x| at once, without a table and without a branch
+//! (`rem_pio2`): 2/π is split into 29-bit pieces `c_k`, so each `x·c_k` is exact in f64
+//! (24 + 29 bits), and is reduced mod 4 exactly; the pieces are summed with TwoSum (the error
+//! terms kept), which gives `f` to f64 relative precision even for the f32 inputs closest to a
+//! multiple of π/2, up to |x| = f32::MAX (a Payne-Hanek reduction whose "table lookup" is the
+//! fixed set of 7 pieces that covers every exponent). `sin_f32` is a branch between the two
+//! (`_narrow` and `_wide`); the kernels test a block of inputs first and run the narrow form
+//! alone when the whole block allows it (`Functor::in_narrow_domain`), so the ~60-operation
+//! general reduction is paid only by blocks that hold a value from 2^19 up. The polynomials
+//! are FreeBSD/musl's f64 `__sindf`/`__cosdf` on [-π/4, π/4] (< 2^-37 error).
 
 // The coefficients are Cephes' and FreeBSD's as published; the clamps are written as
 // selects; `x - x` is the NaN of a non-finite x (libm's idiom).
@@ -284,44 +286,108 @@ fn rem_pio2(x: f32) -> (u32, f64) {
     (q, f * core::f64::consts::FRAC_PI_2)
 }
 
-/// `sin t` on [-π/4, π/4] (FreeBSD/musl `__sindf`, |error| < 2^-37.5 relative).
+/// FreeBSD/musl `__sindf`: `sin t = t(1 + z(S1 + z(S2 + z(S3 + z·S4))))` on [-π/4, π/4],
+/// z = t², |error| < 2^-37.5 relative.
+const SIN_K: [f64; 4] = [
+    -0.166_666_666_416_265_235_595,
+    0.008_333_329_385_889_463_175_6,
+    -0.000_198_393_348_360_966_317_347,
+    0.000_002_718_311_493_989_821_906_4,
+];
+/// FreeBSD/musl `__cosdf`: `cos t = 1 + z(C0 + z(C1 + z(C2 + z·C3)))`, |error| < 2^-34.2.
+const COS_K: [f64; 4] = [
+    -0.499_999_997_251_031_003_120,
+    0.041_666_623_323_739_063_189_4,
+    -0.001_388_676_377_460_992_946_92,
+    0.000_024_390_448_796_277_409_065_4,
+];
+
+/// |x| below which the f32 trig functions take the short reduction [`rem_pio2_narrow`]
+/// (n = round(x·2/π) < 2^19, so `n·PIO2_1` is exact; see there).
+pub const TRIG_NARROW_LIMIT_F32: f32 = 524_288.0;
+
+/// Whether `x` is in the domain of the `_narrow` trig forms (|x| < 2^19; false for inf/NaN).
 #[inline(always)]
-fn sin_poly(t: f64) -> f64 {
-    const S1: f64 = -0.166_666_666_416_265_235_595;
-    const S2: f64 = 0.008_333_329_385_889_463_175_6;
-    const S3: f64 = -0.000_198_393_348_360_966_317_347;
-    const S4: f64 = 0.000_002_718_311_493_989_821_906_4;
-    let z = t * t;
-    let w = z * z;
-    let r = S3 + z * S4;
-    let s = z * t;
-    (t + s * (S1 + z * S2)) + s * w * r
+pub fn trig_narrow_f32(x: f32) -> bool {
+    f32::from_bits(x.to_bits() & 0x7fff_ffff) < TRIG_NARROW_LIMIT_F32
 }
 
-/// `cos t` on [-π/4, π/4] (FreeBSD/musl `__cosdf`, |error| < 2^-34.2).
+/// `x = (4j + q)·π/2 + t` for |x| < 2^19: fdlibm's medium Cody-Waite in two rounds, in f64.
+/// `x - n·PIO2_1` is exact (n < 2^19 and PIO2_1's 33 bits: the product is exact; for |x| >= 1
+/// both are multiples of 2^-32 and the difference is below 1), the second round's error is
+/// relative to t, and π/2 is carried to ~2^-120, so t is good to ~2^-52 relative even at the
+/// f32 inputs closest to a multiple of π/2: ~8 operations instead of [`rem_pio2`]'s ~60.
 #[inline(always)]
-fn cos_poly(t: f64) -> f64 {
-    const C0: f64 = -0.499_999_997_251_031_003_120;
-    const C1: f64 = 0.041_666_623_323_739_063_189_4;
-    const C2: f64 = -0.001_388_676_377_460_992_946_92;
-    const C3: f64 = 0.000_024_390_448_796_277_409_065_4;
-    let z = t * t;
-    let w = z * z;
-    let r = C2 + z * C3;
-    ((1.0 + z * C0) + w * C1) + (w * z) * r
+fn rem_pio2_narrow(x: f32) -> (u32, f64) {
+    const PIO2_1: f64 = 1.570_796_326_734_125_614_17e+00;
+    const PIO2_2: f64 = 6.077_100_506_303_965_976_60e-11;
+    const PIO2_2T: f64 = 2.022_266_248_795_950_631_54e-21;
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    let xd = x as f64;
+    let k = xd * core::f64::consts::FRAC_2_PI + MAGIC;
+    let n = k - MAGIC;
+    let t = ((xd - n * PIO2_1) - n * PIO2_2) - n * PIO2_2T;
+    (k.to_bits() as u32, t)
 }
 
-/// Sine for f32, branch-free on the whole range (see the module docs).
+/// `sin t` (`cos = false`) or `cos t` (`cos = true`) for |t| <= ~π/4: musl's `__sindf` and
+/// `__cosdf` coefficients in one Horner form `m·(1 + z(K0 + z(K1 + z(K2 + z·K3))))`, z = t²,
+/// m = t or 1, the K selected per lane (one evaluation where a vector would otherwise compute
+/// both and select). f64 throughout: its rounding is ~2^-50, far below the f32 result's.
+#[inline(always)]
+fn sin_or_cos(t: f64, cos: bool) -> f64 {
+    let k = |s: f64, c: f64| if cos { c } else { s };
+    let z = t * t;
+    let p = k(SIN_K[3], COS_K[3]);
+    let p = p * z + k(SIN_K[2], COS_K[2]);
+    let p = p * z + k(SIN_K[1], COS_K[1]);
+    let p = p * z + k(SIN_K[0], COS_K[0]);
+    let m = if cos { 1.0 } else { t };
+    m + m * (z * p)
+}
+
+/// `sin x` from `x = (4j + q)·π/2 + t`.
+#[inline(always)]
+fn sin_from(x: f32, q: u32, t: f64) -> f32 {
+    let r = sin_or_cos(t, q & 1 != 0);
+    let r = if q & 2 == 0 { r } else { -r };
+    // ±0 keeps its sign.
+    if x == 0.0 { x } else { r as f32 }
+}
+
+/// `cos x` from `x = (4j + q)·π/2 + t`.
+#[inline(always)]
+fn cos_from(q: u32, t: f64) -> f32 {
+    let r = sin_or_cos(t, q & 1 == 0);
+    let r = if q.wrapping_add(1) & 2 == 0 { r } else { -r };
+    r as f32
+}
+
+/// Sine for f32: [`sin_f32_narrow`] below 2^19, [`sin_f32_wide`] above (a branch per element;
+/// the kernels test a whole block first and run the narrow form alone when every input allows,
+/// see `Functor::in_narrow_domain`).
 #[inline(always)]
 pub fn sin_f32(x: f32) -> f32 {
+    if trig_narrow_f32(x) {
+        sin_f32_narrow(x)
+    } else {
+        sin_f32_wide(x)
+    }
+}
+
+/// Sine for |x| < 2^19 ([`rem_pio2_narrow`]); meaningless above.
+#[inline(always)]
+pub fn sin_f32_narrow(x: f32) -> f32 {
+    let (q, t) = rem_pio2_narrow(x);
+    sin_from(x, q, t)
+}
+
+/// Sine for f32, branch-free on the whole range (the exact reduction, see the module docs).
+#[inline(always)]
+pub fn sin_f32_wide(x: f32) -> f32 {
     let (q, t) = rem_pio2(x);
-    let (s, c) = (sin_poly(t), cos_poly(t));
-    let r = if q & 1 == 0 { s } else { c };
-    let r = if q & 2 == 0 { r } else { -r };
-    let r = r as f32;
-    // ±0 keeps its sign; ±inf and NaN give NaN (`x - x`, one operation: the same bits in
-    // every loop).
-    let r = if x == 0.0 { x } else { r };
+    let r = sin_from(x, q, t);
+    // ±inf and NaN give NaN (`x - x`, one operation: the same bits in every loop).
     if f32::from_bits(x.to_bits() & 0x7fff_ffff) < f32::INFINITY {
         r
     } else {
@@ -329,14 +395,28 @@ pub fn sin_f32(x: f32) -> f32 {
     }
 }
 
-/// Cosine for f32, branch-free on the whole range (see the module docs).
+/// Cosine for f32: [`cos_f32_narrow`] below 2^19, [`cos_f32_wide`] above (as [`sin_f32`]).
 #[inline(always)]
 pub fn cos_f32(x: f32) -> f32 {
+    if trig_narrow_f32(x) {
+        cos_f32_narrow(x)
+    } else {
+        cos_f32_wide(x)
+    }
+}
+
+/// Cosine for |x| < 2^19 ([`rem_pio2_narrow`]); meaningless above.
+#[inline(always)]
+pub fn cos_f32_narrow(x: f32) -> f32 {
+    let (q, t) = rem_pio2_narrow(x);
+    cos_from(q, t)
+}
+
+/// Cosine for f32, branch-free on the whole range (the exact reduction, see the module docs).
+#[inline(always)]
+pub fn cos_f32_wide(x: f32) -> f32 {
     let (q, t) = rem_pio2(x);
-    let (s, c) = (sin_poly(t), cos_poly(t));
-    let r = if q & 1 == 0 { c } else { s };
-    let r = if q.wrapping_add(1) & 2 == 0 { r } else { -r };
-    let r = r as f32;
+    let r = cos_from(q, t);
     if f32::from_bits(x.to_bits() & 0x7fff_ffff) < f32::INFINITY {
         r
     } else {

@@ -25,7 +25,7 @@
 // `x - x` is the NaN of a non-finite x (libm's idiom, as in `sin_f32`).
 #![allow(clippy::excessive_precision, clippy::eq_op)]
 
-use super::{rem_pio2, sqrt_f64};
+use super::{rem_pio2, rem_pio2_narrow, sqrt_f64, trig_narrow_f32};
 use core::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
 
 const SIGN: u32 = 0x8000_0000;
@@ -60,20 +60,44 @@ fn tan_poly(t: f64) -> f64 {
     (t + s * v) + (s * w) * (u + w * r)
 }
 
+/// Tangent for f32: [`tan_f32_narrow`] below 2^19, [`tan_f32_wide`] above (as
+/// [`sin_f32`](super::sin_f32)).
+#[inline(always)]
+pub fn tan_f32(x: f32) -> f32 {
+    if trig_narrow_f32(x) {
+        tan_f32_narrow(x)
+    } else {
+        tan_f32_wide(x)
+    }
+}
+
+/// Tangent for |x| < 2^19 (the short reduction `rem_pio2_narrow`); meaningless above.
+#[inline(always)]
+pub fn tan_f32_narrow(x: f32) -> f32 {
+    let (q, t) = rem_pio2_narrow(x);
+    tan_from(x, q, t)
+}
+
 /// Tangent for f32, branch-free on the whole range: `rem_pio2` (exact, see the parent module),
 /// musl's `__tandf` polynomial, `-1/tan` in odd quadrants. Max error 1 ulp (measured on all
 /// 2^32 inputs).
 #[inline(always)]
-pub fn tan_f32(x: f32) -> f32 {
+pub fn tan_f32_wide(x: f32) -> f32 {
     let (q, t) = rem_pio2(x);
+    let r = tan_from(x, q, t);
+    // ±inf and NaN give NaN.
+    if abs32(x) < f32::INFINITY { r } else { x - x }
+}
+
+/// `tan x` from `x = (4j + q)·π/2 + t`.
+#[inline(always)]
+fn tan_from(x: f32, q: u32, t: f64) -> f32 {
     let p = tan_poly(t);
     // Even quadrant: tan t; odd: tan(t + π/2) = -1/tan t (t is never 0 there: no f32 is a
     // nonzero multiple of π/2).
     let r = if q & 1 == 0 { p } else { -1.0 / p };
-    let r = r as f32;
-    // ±0 keeps its sign; ±inf and NaN give NaN.
-    let r = if x == 0.0 { x } else { r };
-    if abs32(x) < f32::INFINITY { r } else { x - x }
+    // ±0 keeps its sign.
+    if x == 0.0 { x } else { r as f32 }
 }
 
 /// tan(3π/8) and tan(π/8), Cephes `atanf`'s range limits.
