@@ -30,8 +30,13 @@ fn gelu_ref(x: f64) -> f64 {
     0.5 * x * libm::erfc(-x / core::f64::consts::SQRT_2)
 }
 
+/// PyTorch's definition of mish, `x·tanh(log1p(e^x))`, in f64.
+fn mish_ref(x: f64) -> f64 {
+    x * x.exp().ln_1p().tanh()
+}
+
 /// (name, fast f32 function, f64 reference). glibc's `acosh` is already NaN for every x < 1.
-const FUNCS: [(&str, F32Fn, F64Fn); 20] = [
+const FUNCS: [(&str, F32Fn, F64Fn); 21] = [
     ("log", fastmath::log_f32, f64::ln),
     ("log2", fastmath::log2_f32, f64::log2),
     ("log10", fastmath::log10_f32, f64::log10),
@@ -52,6 +57,7 @@ const FUNCS: [(&str, F32Fn, F64Fn); 20] = [
     ("erf", erf::erf_f32, libm::erf),
     ("erfc", erf::erfc_f32, libm::erfc),
     ("gelu", erf::gelu_f32, gelu_ref),
+    ("mish", fastmath::mish_f32, mish_ref),
 ];
 
 /// Position of a float in the ordered line of f32 values (±0 are both 0).
@@ -583,6 +589,15 @@ fn special_values_exact() {
         ("gelu", erf::gelu_f32, max_sub, gelu_ref(max_sub as f64) as f32),
         ("gelu", erf::gelu_f32, 1.0, gelu_ref(1.0) as f32),
         ("gelu", erf::gelu_f32, -1.0, gelu_ref(-1.0) as f32),
+        ("mish", fastmath::mish_f32, 0.0, 0.0),
+        ("mish", fastmath::mish_f32, -0.0, -0.0),
+        ("mish", fastmath::mish_f32, inf, inf),
+        ("mish", fastmath::mish_f32, -inf, nan),
+        ("mish", fastmath::mish_f32, nan, nan),
+        ("mish", fastmath::mish_f32, big, big),
+        ("mish", fastmath::mish_f32, -big, -0.0),
+        ("mish", fastmath::mish_f32, 20.0, 20.0),
+        ("mish", fastmath::mish_f32, sub, mish_ref(sub as f64) as f32),
     ];
     for &(name, f, x, want) in cases {
         let got = f(x);
@@ -617,7 +632,7 @@ fn tensor_ops_use_the_fast_forms() {
         .t()
         .select(0, 1);
     type Op = fn(&Tensor<f32>) -> Tensor<f32>;
-    let ops: [(&str, Op, F32Fn); 20] = [
+    let ops: [(&str, Op, F32Fn); 21] = [
         ("log", |t| t.log(), fastmath::log_f32),
         ("log2", |t| t.log2(), fastmath::log2_f32),
         ("log10", |t| t.log10(), fastmath::log10_f32),
@@ -638,6 +653,7 @@ fn tensor_ops_use_the_fast_forms() {
         ("erf", |t| t.erf(), erf::erf_f32),
         ("erfc", |t| t.erfc(), erf::erfc_f32),
         ("gelu", |t| t.gelu(GeluApproximate::None), erf::gelu_f32),
+        ("mish", |t| t.mish(), fastmath::mish_f32),
     ];
     for (name, op, f) in ops {
         for t in [&a, &strided] {

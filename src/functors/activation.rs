@@ -294,10 +294,15 @@ pub struct Mish;
 impl Mish {
     #[inline(always)]
     fn eval<R: Real>(&self, x: R) -> R {
-        x * x.exp().ln_1p().tanh()
+        // tanh(log1p(u)) = ((1+u)² - 1)/((1+u)² + 1): x·n/(n + 2), n = e^x(e^x + 2), one
+        // exponential instead of three transcendentals; from x = 20 on n/(n + 2) rounds to 1.
+        let cap = R::c(20.0);
+        let e = (if x < cap { x } else { cap }).exp();
+        let n = e * (e + R::c(2.0));
+        x * (n / (n + R::c(2.0)))
     }
 }
-real_unary_impls!(Mish);
+real_unary_impls!(Mish, f32 => |_: &Mish, x: f32| super::fastmath::mish_f32(x));
 
 /// `log(sigmoid(x))`, PyTorch's stable form `min(x, 0) - log1p(e^-|x|)`. Floats only.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]

@@ -30,6 +30,8 @@
 // coefficients are used as the f32 values they are (`f32 as f64`).
 #![allow(clippy::excessive_precision)]
 
+use super::exp_in_f64;
+
 /// `xerfcf_u15`'s polynomial, highest degree first; columns: a in [0, 1), [1, 2.2) (variable
 /// a), [2.2, 4.3), [4.3, ∞) (variable 1/a).
 const ERFC_P: [[f64; 4]; 8] = [
@@ -123,30 +125,6 @@ const ERF_P: [[f64; 3]; 7] = [
     ],
 ];
 
-/// `e^w` in f64 for `w` in [-700, 700], branch-free: `w = n ln2 + r`, |r| <= ln2/2, `e^r` by
-/// its Taylor series to degree 9 (relative error < 2^-36), times `2^n` built in the bits.
-#[inline(always)]
-fn exp_f64(w: f64) -> f64 {
-    const MAGIC: f64 = 6_755_399_441_055_744.0;
-    // fdlibm's `ln2_hi` (32 bits, so `n·LN2_HI` is exact) and `ln2_lo`.
-    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
-    let t = w * core::f64::consts::LOG2_E + MAGIC;
-    let n = t.to_bits().wrapping_sub(MAGIC.to_bits()) as i64;
-    let nf = t - MAGIC;
-    let r = w - nf * LN2_HI - nf * LN2_LO;
-    let mut p = 1.0 / 362_880.0;
-    p = p * r + 1.0 / 40_320.0;
-    p = p * r + 1.0 / 5_040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    let e = 1.0 + (r + p * r * r);
-    e * f64::from_bits((n.wrapping_add(1023) as u64) << 52)
-}
-
 /// `erfc a` in f64 for `a` in [0, 12] (SLEEF `xerfcf_u15`, see the module docs); `z = a²`,
 /// exact.
 #[inline(always)]
@@ -168,7 +146,7 @@ fn erfc_kernel(a: f64, z: f64) -> f64 {
         ($($k:literal)*) => {$( d = d * u + pick(ERFC_P[$k]); )*};
     }
     horner!(1 2 3 4 5 6 7);
-    let e = exp_f64(if o1 { d * a } else { d - z });
+    let e = exp_in_f64(if o1 { d * a } else { d - z });
     if o1 { e } else { e * inv }
 }
 
@@ -193,7 +171,7 @@ fn erf_kernel(a: f64) -> f64 {
     }
     horner!(1 2 3 4 5 6);
     let d = d * a;
-    let r = if o0 { d } else { 1.0 - exp_f64(d) };
+    let r = if o0 { d } else { 1.0 - exp_in_f64(d) };
     // Below 1e-4, `2/√π (a - a³/3)` (error < 2^-60), as SLEEF's earlier `xerff_u1`: its
     // minimax linear coefficient is 7e-9 off `2/√π`, which would cost 1 ulp down there.
     const C: f64 = core::f64::consts::FRAC_2_SQRT_PI;

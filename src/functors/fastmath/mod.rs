@@ -5,7 +5,7 @@
 //! done with float/integer bit tricks, so the loops become SIMD at the x86-64 baseline (SSE2)
 //! already, and 8 lanes wide in the kernels' AVX2 loops.
 //!
-//! Here: f32 `exp`, `sigmoid`, `tanh`, the logs, `sin`, `cos`, `exp2`, `expm1`. Submodules, f32:
+//! Here: f32 `exp`, `sigmoid`, `mish`, `tanh`, the logs, `sin`, `cos`, `exp2`, `expm1`. Submodules, f32:
 //! `trig` (tan, atan, asin, acos, atan2), `hyperbolic` (sinh, cosh, asinh, acosh, atanh), `erf`
 //! (erf, erfc, exact gelu), `power` (pow, hypot); f64: `double` (exp, expm1, log, log1p, tanh,
 //! sigmoid), `double_hyp` (sinh, cosh, asinh, acosh, atanh, log2, log10, exp2), `double_erf_pow`
@@ -96,6 +96,50 @@ pub fn sigmoid_f32(x: f32) -> f32 {
     let e = exp_f32(-f32::from_bits(x.to_bits() & 0x7fff_ffff));
     let num = if x < 0.0 { e } else { 1.0 };
     num / (1.0 + e)
+}
+
+/// `e^w` in f64 for `w` in [-700, 700], branch-free (the exponential inside `erf`, `erfc`,
+/// `gelu` and [`mish_f32`]): `w = n ln2 + r`, |r| <= ln2/2, `e^r` by
+/// its Taylor series to degree 9 (relative error < 2^-36), times `2^n` built in the bits.
+#[inline(always)]
+pub(super) fn exp_in_f64(w: f64) -> f64 {
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    // fdlibm's `ln2_hi` (32 bits, so `n·LN2_HI` is exact) and `ln2_lo`.
+    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
+    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+    let t = w * core::f64::consts::LOG2_E + MAGIC;
+    let n = t.to_bits().wrapping_sub(MAGIC.to_bits()) as i64;
+    let nf = t - MAGIC;
+    let r = w - nf * LN2_HI - nf * LN2_LO;
+    let mut p = 1.0 / 362_880.0;
+    p = p * r + 1.0 / 40_320.0;
+    p = p * r + 1.0 / 5_040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    let e = 1.0 + (r + p * r * r);
+    e * f64::from_bits((n.wrapping_add(1023) as u64) << 52)
+}
+
+/// `mish x = x·tanh(softplus x)` for f32, branch-free: `tanh(log1p u) = ((1+u)² - 1)/((1+u)² +
+/// 1)`, so mish is `x·n/(n + 2)` with `n = e^x(e^x + 2)`: one exponential and one division
+/// instead of three transcendentals, all in f64 ([`exp_in_f64`], 2^-36), rounded once, so no
+/// subnormal intermediate costs accuracy in the negative tail. From x = 20 on `n/(n + 2)`
+/// rounds to 1 (mish x = x); below -150 mish is -0 (`x·0`: NaN at -inf, as PyTorch's
+/// `-inf·tanh(0)`).
+#[inline(always)]
+pub fn mish_f32(x: f32) -> f32 {
+    let xd = x as f64;
+    let w = if xd < 20.0 { xd } else { 20.0 };
+    let w = if w > -150.0 { w } else { -150.0 };
+    let e = exp_in_f64(w);
+    let n = e * (e + 2.0);
+    let r = (xd * (n / (n + 2.0))) as f32;
+    let r = if x < -150.0 { x * 0.0 } else { r };
+    // A NaN input is returned as it is (the same bits in every loop).
+    if x.is_nan() { x } else { r }
 }
 
 /// `tanh`: an odd polynomial below |x| = 0.625 (Cephes `tanhf`), `1 - 2/(e^2|x| + 1)` above,
