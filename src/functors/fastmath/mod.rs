@@ -103,14 +103,7 @@ pub fn sigmoid_f32(x: f32) -> f32 {
 /// its Taylor series to degree 9 (relative error < 2^-36), times `2^n` built in the bits.
 #[inline(always)]
 pub(super) fn exp_in_f64(w: f64) -> f64 {
-    const MAGIC: f64 = 6_755_399_441_055_744.0;
-    // fdlibm's `ln2_hi` (32 bits, so `n·LN2_HI` is exact) and `ln2_lo`.
-    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
-    let t = w * core::f64::consts::LOG2_E + MAGIC;
-    let n = t.to_bits().wrapping_sub(MAGIC.to_bits()) as i64;
-    let nf = t - MAGIC;
-    let r = w - nf * LN2_HI - nf * LN2_LO;
+    let (n, r) = ln2_reduce(w);
     let mut p = 1.0 / 362_880.0;
     p = p * r + 1.0 / 40_320.0;
     p = p * r + 1.0 / 5_040.0;
@@ -120,7 +113,26 @@ pub(super) fn exp_in_f64(w: f64) -> f64 {
     p = p * r + 1.0 / 6.0;
     p = p * r + 0.5;
     let e = 1.0 + (r + p * r * r);
-    e * f64::from_bits((n.wrapping_add(1023) as u64) << 52)
+    e * pow2_f64(n)
+}
+
+/// `x = n·ln2 + r`, |r| <= ln2/2, n = round(x/ln2): the reduction of [`exp_in_f64`] and
+/// [`expm1_in_f64`] (fdlibm's `ln2_hi` has 32 bits, so `n·LN2_HI` is exact). Returns (n, r).
+#[inline(always)]
+fn ln2_reduce(x: f64) -> (i64, f64) {
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
+    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+    let t = x * core::f64::consts::LOG2_E + MAGIC;
+    let n = t.to_bits().wrapping_sub(MAGIC.to_bits()) as i64;
+    let nf = t - MAGIC;
+    (n, x - nf * LN2_HI - nf * LN2_LO)
+}
+
+/// `2^n` for n in the normal f64 exponent range, built in the bits.
+#[inline(always)]
+fn pow2_f64(n: i64) -> f64 {
+    f64::from_bits((n.wrapping_add(1023) as u64) << 52)
 }
 
 /// `mish x = x·tanh(softplus x)` for f32, branch-free: `tanh(log1p u) = ((1+u)² - 1)/((1+u)² +
@@ -501,13 +513,7 @@ pub fn exp2_f32(x: f32) -> f32 {
 /// for n != 0). The kernel of [`expm1_f32`] and of `hyperbolic`'s sinh/cosh.
 #[inline(always)]
 fn expm1_in_f64(xd: f64) -> f64 {
-    const MAGIC: f64 = 6_755_399_441_055_744.0;
-    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
-    let t = xd * core::f64::consts::LOG2_E + MAGIC;
-    let n = t.to_bits().wrapping_sub(MAGIC.to_bits()) as i64;
-    let nf = t - MAGIC;
-    let r = xd - nf * LN2_HI - nf * LN2_LO;
+    let (n, r) = ln2_reduce(xd);
     let mut p = 1.0 / 39_916_800.0;
     p = p * r + 1.0 / 3_628_800.0;
     p = p * r + 1.0 / 362_880.0;
@@ -519,7 +525,7 @@ fn expm1_in_f64(xd: f64) -> f64 {
     p = p * r + 1.0 / 6.0;
     p = p * r + 0.5;
     let em1 = p * r * r + r;
-    let s = f64::from_bits((n.wrapping_add(1023) as u64) << 52);
+    let s = pow2_f64(n);
     s * em1 + (s - 1.0)
 }
 
