@@ -96,11 +96,17 @@ impl Gelu {
         }
     }
 }
-// f32 exact gelu: the vectorizable form; the tanh approximation keeps the generic body.
-real_unary_impls!(Gelu, f32 => |g: &Gelu, x: f32| match g.approximate {
-    GeluApproximate::None => super::fastmath::erf::gelu_f32(x),
-    GeluApproximate::Tanh => g.eval(x),
-});
+impl Gelu {
+    /// f32: exact gelu is the vectorizable form; the tanh approximation keeps the generic body.
+    #[inline(always)]
+    fn eval_f32(&self, x: f32) -> f32 {
+        match self.approximate {
+            GeluApproximate::None => super::fastmath::erf::gelu_f32(x),
+            GeluApproximate::Tanh => self.eval(x),
+        }
+    }
+}
+real_unary_impls!(Gelu, f32 => eval_f32);
 
 /// `x > 0 ? x : x * slope` (floats; the slope is used at the computation precision, f32 for
 /// f16/bf16, like PyTorch's opmath).
@@ -302,7 +308,14 @@ impl Mish {
         x * (n / (n + R::c(2.0)))
     }
 }
-real_unary_impls!(Mish, f32 => |_: &Mish, x: f32| super::fastmath::mish_f32(x));
+impl Mish {
+    /// f32: the same formula in f64 inside, rounded once (`fastmath::mish_f32`).
+    #[inline(always)]
+    fn eval_f32(&self, x: f32) -> f32 {
+        super::fastmath::mish_f32(x)
+    }
+}
+real_unary_impls!(Mish, f32 => eval_f32);
 
 /// `log(sigmoid(x))`, PyTorch's stable form `min(x, 0) - log1p(e^-|x|)`. Floats only.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
