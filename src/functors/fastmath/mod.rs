@@ -368,6 +368,28 @@ pub fn trig_narrow_f32(x: f32) -> bool {
     f32::from_bits(x.to_bits() & 0x7fff_ffff) < TRIG_NARROW_LIMIT_F32
 }
 
+/// The per-element branch of sin, cos and tan: `narrow` below 2^19, `wide` from there up
+/// (the kernels run `narrow` alone over blocks whose inputs all allow it).
+#[inline(always)]
+fn by_trig_domain(x: f32, narrow: impl Fn(f32) -> f32, wide: impl Fn(f32) -> f32) -> f32 {
+    if trig_narrow_f32(x) {
+        narrow(x)
+    } else {
+        wide(x)
+    }
+}
+
+/// `r` for a finite `x`; NaN (`x - x`, one operation: the same bits in every loop) for ±inf
+/// and NaN, as the wide trig forms give.
+#[inline(always)]
+fn nan_unless_finite(x: f32, r: f32) -> f32 {
+    if f32::from_bits(x.to_bits() & 0x7fff_ffff) < f32::INFINITY {
+        r
+    } else {
+        x - x
+    }
+}
+
 /// `x = (4j + q)·π/2 + t` for |x| < 2^19: fdlibm's medium Cody-Waite in two rounds, in f64.
 /// `x - n·PIO2_1` is exact (n < 2^19 and PIO2_1's 33 bits: the product is exact; for |x| >= 1
 /// both are multiples of 2^-32 and the difference is below 1), the second round's error is
@@ -424,11 +446,7 @@ fn cos_from(q: u32, t: f64) -> f32 {
 /// see `Functor::in_narrow_domain`).
 #[inline(always)]
 pub fn sin_f32(x: f32) -> f32 {
-    if trig_narrow_f32(x) {
-        sin_f32_narrow(x)
-    } else {
-        sin_f32_wide(x)
-    }
+    by_trig_domain(x, sin_f32_narrow, sin_f32_wide)
 }
 
 /// Sine for |x| < 2^19 ([`rem_pio2_narrow`]); meaningless above.
@@ -442,23 +460,13 @@ pub fn sin_f32_narrow(x: f32) -> f32 {
 #[inline(always)]
 pub fn sin_f32_wide(x: f32) -> f32 {
     let (q, t) = rem_pio2(x);
-    let r = sin_from(x, q, t);
-    // ±inf and NaN give NaN (`x - x`, one operation: the same bits in every loop).
-    if f32::from_bits(x.to_bits() & 0x7fff_ffff) < f32::INFINITY {
-        r
-    } else {
-        x - x
-    }
+    nan_unless_finite(x, sin_from(x, q, t))
 }
 
 /// Cosine for f32: [`cos_f32_narrow`] below 2^19, [`cos_f32_wide`] above (as [`sin_f32`]).
 #[inline(always)]
 pub fn cos_f32(x: f32) -> f32 {
-    if trig_narrow_f32(x) {
-        cos_f32_narrow(x)
-    } else {
-        cos_f32_wide(x)
-    }
+    by_trig_domain(x, cos_f32_narrow, cos_f32_wide)
 }
 
 /// Cosine for |x| < 2^19 ([`rem_pio2_narrow`]); meaningless above.
@@ -472,12 +480,7 @@ pub fn cos_f32_narrow(x: f32) -> f32 {
 #[inline(always)]
 pub fn cos_f32_wide(x: f32) -> f32 {
     let (q, t) = rem_pio2(x);
-    let r = cos_from(q, t);
-    if f32::from_bits(x.to_bits() & 0x7fff_ffff) < f32::INFINITY {
-        r
-    } else {
-        x - x
-    }
+    nan_unless_finite(x, cos_from(q, t))
 }
 
 /// `2^x` for f32, branch-free (Cephes `exp2f`: `2^x = 2^n · 2^r`, n = round(x), |r| <= 1/2).

@@ -25,7 +25,7 @@
 // `x - x` is the NaN of a non-finite x (libm's idiom, as in `sin_f32`).
 #![allow(clippy::excessive_precision, clippy::eq_op)]
 
-use super::{rem_pio2, rem_pio2_narrow, sqrt_f64, trig_narrow_f32};
+use super::{by_trig_domain, nan_unless_finite, rem_pio2, rem_pio2_narrow, sqrt_f64};
 use core::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
 
 const SIGN: u32 = 0x8000_0000;
@@ -64,11 +64,7 @@ fn tan_poly(t: f64) -> f64 {
 /// [`sin_f32`](super::sin_f32)).
 #[inline(always)]
 pub fn tan_f32(x: f32) -> f32 {
-    if trig_narrow_f32(x) {
-        tan_f32_narrow(x)
-    } else {
-        tan_f32_wide(x)
-    }
+    by_trig_domain(x, tan_f32_narrow, tan_f32_wide)
 }
 
 /// Tangent for |x| < 2^19 (the short reduction `rem_pio2_narrow`); meaningless above.
@@ -84,9 +80,7 @@ pub fn tan_f32_narrow(x: f32) -> f32 {
 #[inline(always)]
 pub fn tan_f32_wide(x: f32) -> f32 {
     let (q, t) = rem_pio2(x);
-    let r = tan_from(x, q, t);
-    // ±inf and NaN give NaN.
-    if abs32(x) < f32::INFINITY { r } else { x - x }
+    nan_unless_finite(x, tan_from(x, q, t))
 }
 
 /// `tan x` from `x = (4j + q)·π/2 + t`.
