@@ -59,6 +59,8 @@ pub use error::{Error, Result};
 #[cfg(feature = "std")]
 pub use iter::{IterConfig, LoopCost, TensorIterator};
 #[cfg(feature = "std")]
+pub use kernels::isa::{VectorIsa, limit_vector_isa, vector_isa};
+#[cfg(feature = "std")]
 pub use layout::Layout;
 #[cfg(feature = "std")]
 pub use reduce::{Dims, ReduceArgs, ReduceOp};

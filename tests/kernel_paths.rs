@@ -513,3 +513,128 @@ fn narrow_domain_blocks_match_the_scalar_functions() {
         }
     }
 }
+
+/// f32 inputs over every exponent (random bit patterns, NaNs and infinities included) plus the
+/// special values, `n` of them (a length with a tail past the vector loops' multiples).
+fn isa_inputs(n: usize) -> Vec<f32> {
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MIN_POSITIVE,
+        -f32::MIN_POSITIVE / 4.0,
+        f32::MAX,
+        f32::MIN,
+        88.7,
+        -103.9,
+        1e-30,
+        3.0,
+    ];
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    (0..n)
+        .map(|i| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            match i % 4 {
+                0 => specials[(state % specials.len() as u64) as usize],
+                // Moderate values (most blocks of real data), and every exponent.
+                1 | 2 => ((state >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 40.0,
+                _ => f32::from_bits(state as u32),
+            }
+        })
+        .collect()
+}
+
+/// Every op of the table, every float and two integer dtypes, contiguous, broadcast (a
+/// stride-0 operand) and strided layouts, and the reductions: each result is the same, bit for
+/// bit, whichever vector ISA the loops use (`weft::limit_vector_isa`: AVX-512, AVX2, baseline;
+/// on a CPU without one, its cap gives the next narrower, and the check still holds). A NaN
+/// result is only required to be a NaN: its sign and payload are the hardware's (x86's SSE and
+/// AVX forms of one operation propagate different operands' NaNs, and `vroundps` quiets a
+/// signalling NaN that the baseline's integer-only floor keeps), as in Rust and IEEE 754. Other
+/// tests of this binary may run meanwhile under a cap: by this very property they see no
+/// difference.
+#[test]
+fn results_do_not_depend_on_the_vector_isa() {
+    use weft::functors::UnaryOp;
+    use weft::ops::Operand;
+    use weft::ops::unary::unary;
+    use weft::reduce::{ReduceArgs, ReduceOp};
+    use weft::{VectorIsa, limit_vector_isa};
+    const N: usize = 1027;
+    let xs = isa_inputs(2 * N);
+    let base = DynTensor::from_vec(xs, &[2, N]).unwrap();
+    let dtypes = [
+        DType::F32,
+        DType::F64,
+        DType::F16,
+        DType::BF16,
+        DType::I32,
+        DType::U8,
+    ];
+    // A result as bits, NaNs made one (an error as its message).
+    let bits = |r: weft::Result<DynTensor>| -> Result<Vec<u64>, String> {
+        r.map(|t| {
+            t.to_values()
+                .into_iter()
+                .map(|v| match v {
+                    Value::F32(x) if x.is_nan() => u64::MAX,
+                    Value::F64(x) if x.is_nan() => u64::MAX,
+                    Value::F32(x) => x.to_bits() as u64,
+                    Value::F64(x) => x.to_bits(),
+                    Value::Int(i) => i as u64,
+                    Value::UInt(u) => u,
+                    Value::Bool(b) => b as u64,
+                })
+                .collect()
+        })
+        .map_err(|e| e.to_string())
+    };
+    // Every result under the current cap.
+    let run_all = || {
+        let mut out = Vec::new();
+        for &d in &dtypes {
+            let x = base.to(d);
+            let (row0, row1) = (x.select(0, 0), x.select(0, 1));
+            let strided = x.slice(1, None, None, 2);
+            for &op in UnaryOp::ALL {
+                out.push((format!("{op:?} {d:?}"), bits(unary(op, &row0, None))));
+                out.push((
+                    format!("{op:?} {d:?} strided"),
+                    bits(unary(op, &strided, None)),
+                ));
+            }
+            let one = row1.slice(0, Some(5), Some(6), 1);
+            for &op in BinaryOp::ALL {
+                let (a, b) = (Operand::Tensor(&row0), Operand::Tensor(&row1));
+                out.push((format!("{op:?} {d:?}"), bits(binary(op, a, b, None))));
+                let bc = Operand::Tensor(&one);
+                out.push((format!("{op:?} {d:?} bcast"), bits(binary(op, b, bc, None))));
+                let s = Operand::Scalar(Scalar::Float(2.5));
+                out.push((format!("{op:?} {d:?} scalar"), bits(binary(op, a, s, None))));
+            }
+            for &op in ReduceOp::ALL {
+                let r = x.try_reduce(op, &ReduceArgs::new(1isize));
+                let r = r.map(|v| v.into_iter().next().unwrap());
+                out.push((format!("{op:?} {d:?}"), bits(r)));
+            }
+        }
+        out
+    };
+    limit_vector_isa(VectorIsa::Baseline);
+    let baseline = run_all();
+    for isa in [VectorIsa::Avx2, VectorIsa::Avx512] {
+        limit_vector_isa(isa);
+        let got = run_all();
+        for ((name, want), (_, got)) in baseline.iter().zip(&got) {
+            assert_eq!(got, want, "{name}: {isa:?} differs from the baseline build");
+        }
+    }
+    assert!(baseline.iter().filter(|(_, r)| r.is_ok()).count() > 1000);
+}

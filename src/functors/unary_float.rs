@@ -46,10 +46,10 @@ impl super::Functor<(half::bf16,)> for Erf {
 /// PyTorch's `Vectorized<float>::erf` (ATen cpu/vec), step for step with its fused
 /// multiply-adds: Abramowitz & Stegun 7.1.26, `sign(x) (1 - r(t) t e^(-x^2))`,
 /// `t = 1 / (1 + p|x|)`. The fmas decide the tiny-|x| results (exactly 0), so they are real
-/// fmas here (libm's, exact in software), not `a * b + c`.
+/// fmas here ([`fmaf`]), not `a * b + c`.
 #[allow(clippy::excessive_precision)] // PyTorch's constants, digit for digit
+#[inline(always)]
 fn erf_vectorized_f32(x: f32) -> f32 {
-    use libm::fmaf;
     let sign = x.to_bits() & 0x8000_0000;
     let ax = f32::from_bits(x.to_bits() & 0x7fff_ffff);
     let t = 1.0 / fmaf(0.327_591_1, ax, 1.0);
@@ -65,6 +65,21 @@ fn erf_vectorized_f32(x: f32) -> f32 {
     let e = libm::expf(-(x * x));
     let y = fmaf(-e * t, r, 1.0);
     f32::from_bits(y.to_bits() ^ sign)
+}
+
+/// The fused multiply-add `a·b + c` (one rounding). With std, `f32::mul_add`: the instruction
+/// in the kernels' AVX2/AVX-512 builds (`kernels::isa`), the C library's `fmaf` elsewhere;
+/// without std (the PTX build), libm's software one. All exact: the same bits.
+#[inline(always)]
+fn fmaf(a: f32, b: f32, c: f32) -> f32 {
+    #[cfg(feature = "std")]
+    {
+        a.mul_add(b, c)
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        libm::fmaf(a, b, c)
+    }
 }
 
 macro_rules! float_unary {

@@ -16,6 +16,9 @@ use crate::dtype::DType;
 use crate::element::{Element, convert_value};
 use crate::functors::Functor;
 use crate::iter::{LoopCost, TensorIterator};
+use isa::on_widest_isa;
+
+pub(crate) mod isa;
 
 /// Elements per block on the casting path: 256 x 8 bytes x 4 operands = 8 KiB of stack.
 pub const BLOCK: usize = 256;
@@ -308,33 +311,15 @@ mod half_blocks {
         }
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn bf16_to_f32_avx2(src: *const u16, dst: *mut f32, n: usize) {
-        // SAFETY: the caller's contract.
-        unsafe { bf16_to_f32_loop(src, dst, n) }
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn f32_to_bf16_avx2(src: *const f32, dst: *mut u16, n: usize) {
-        // SAFETY: the caller's contract.
-        unsafe { f32_to_bf16_loop(src, dst, n) }
-    }
-
     /// # Safety
     /// As [`load_cast`].
     pub(super) unsafe fn load_bf16(src: *const u8, stride: isize, n: usize, dst: *mut f32) {
         if stride == 2 {
             let src = src as *const u16;
-            #[cfg(target_arch = "x86_64")]
-            if std::is_x86_feature_detected!("avx2") {
-                // SAFETY: AVX2 present; the contract, unit stride.
-                unsafe { bf16_to_f32_avx2(src, dst, n) };
-                return;
-            }
-            // SAFETY: the contract, unit stride.
-            unsafe { bf16_to_f32_loop(src, dst, n) }
+            super::on_widest_isa!([] (src: *const u16 = src, dst: *mut f32 = dst, n: usize = n) {
+                // SAFETY: the contract, unit stride.
+                unsafe { bf16_to_f32_loop(src, dst, n) }
+            })
         } else {
             // SAFETY: the same contract.
             unsafe { via_unit_load(src, stride, n, dst, load_bf16) }
@@ -360,14 +345,10 @@ mod half_blocks {
     pub(super) unsafe fn store_bf16(src: *const f32, dst: *mut u8, stride: isize, n: usize) {
         if stride == 2 {
             let dst = dst as *mut u16;
-            #[cfg(target_arch = "x86_64")]
-            if std::is_x86_feature_detected!("avx2") {
-                // SAFETY: AVX2 present; the contract, unit stride.
-                unsafe { f32_to_bf16_avx2(src, dst, n) };
-                return;
-            }
-            // SAFETY: the contract, unit stride.
-            unsafe { f32_to_bf16_loop(src, dst, n) }
+            super::on_widest_isa!([] (src: *const f32 = src, dst: *mut u16 = dst, n: usize = n) {
+                // SAFETY: the contract, unit stride.
+                unsafe { f32_to_bf16_loop(src, dst, n) }
+            })
         } else {
             // SAFETY: the same contract.
             unsafe { via_unit_store(src, dst, stride, n, store_bf16) }
@@ -411,9 +392,9 @@ impl<O: Element> Output<O> {
 pub trait InnerLoop: Fn(&[*mut u8], &[isize], usize) + Sync + Send {}
 impl<T: Fn(&[*mut u8], &[isize], usize) + Sync + Send> InnerLoop for T {}
 
-/// `po[i] = f(pa[i])` for `i < n`; on x86-64 with AVX2 (detected at run time, cached by std)
-/// the same loop compiled for AVX2, so branch-free functors (`functors::fastmath`) run 8 wide
-/// without a `target-cpu` build flag. Same results: no FMA contraction happens in Rust.
+/// `po[i] = f(pa[i])` for `i < n`; on x86-64 the same loop compiled for AVX-512 or AVX2
+/// ([`isa::on_widest_isa!`]), so branch-free functors (`functors::fastmath`) run 16 or 8 f32 lanes wide
+/// without a `target-cpu` build flag. Same results on every CPU (see [`isa`]).
 ///
 /// # Safety
 /// `pa` valid for `n` reads, `po` for `n` writes (they may be equal: in place).
@@ -426,22 +407,13 @@ unsafe fn contiguous_unary<C: Element, F: Functor<(C,)>>(
 ) where
     F::Output: Element,
 {
-    #[cfg(target_arch = "x86_64")]
-    if n >= 64 && std::is_x86_feature_detected!("avx2") {
-        #[target_feature(enable = "avx2")]
-        unsafe fn avx2<C: Element, F: Functor<(C,)>>(
-            f: &F,
-            po: *mut F::Output,
-            pa: *const C,
-            n: usize,
-        ) where
-            F::Output: Element,
-        {
+    if n >= 64 {
+        on_widest_isa!([C: Element, F: Functor<(C,)>]
+            (f: &F = f, po: *mut F::Output = po, pa: *const C = pa, n: usize = n)
+            where [F::Output: Element] {
             // SAFETY: the caller's contract.
-            unsafe { unary_loop(f, po, pa, n) };
-        }
-        // SAFETY: AVX2 is present (checked above); the caller's contract for the pointers.
-        unsafe { avx2(f, po, pa, n) };
+            unsafe { unary_loop(f, po, pa, n) }
+        });
         return;
     }
     // SAFETY: the caller's contract.
@@ -508,30 +480,33 @@ unsafe fn contiguous_binary<A: Element, B: Element, F: Functor<(A, B)>>(
 ) where
     F::Output: Element,
 {
-    #[cfg(target_arch = "x86_64")]
-    if n >= 64 && std::is_x86_feature_detected!("avx2") {
-        #[target_feature(enable = "avx2")]
-        unsafe fn avx2<A: Element, B: Element, F: Functor<(A, B)>>(
-            f: &F,
-            po: *mut F::Output,
-            pa: *const A,
-            pb: *const B,
-            n: usize,
-        ) where
-            F::Output: Element,
-        {
-            for i in 0..n {
-                // SAFETY: the caller's contract.
-                unsafe {
-                    po.add(i)
-                        .write(f.call((pa.add(i).read(), pb.add(i).read())))
-                };
-            }
-        }
-        // SAFETY: AVX2 is present (checked above); the caller's contract for the pointers.
-        unsafe { avx2(f, po, pa, pb, n) };
+    if n >= 64 {
+        on_widest_isa!([A: Element, B: Element, F: Functor<(A, B)>]
+            (f: &F = f, po: *mut F::Output = po, pa: *const A = pa, pb: *const B = pb, n: usize = n)
+            where [F::Output: Element] {
+            // SAFETY: the caller's contract.
+            unsafe { binary_loop(f, po, pa, pb, n) }
+        });
         return;
     }
+    // SAFETY: the caller's contract.
+    unsafe { binary_loop(f, po, pa, pb, n) };
+}
+
+/// The loop of [`contiguous_binary`].
+///
+/// # Safety
+/// As [`contiguous_binary`].
+#[inline(always)]
+unsafe fn binary_loop<A: Element, B: Element, F: Functor<(A, B)>>(
+    f: &F,
+    po: *mut F::Output,
+    pa: *const A,
+    pb: *const B,
+    n: usize,
+) where
+    F::Output: Element,
+{
     for i in 0..n {
         // SAFETY: the caller's contract.
         unsafe {
@@ -539,6 +514,55 @@ unsafe fn contiguous_binary<A: Element, B: Element, F: Functor<(A, B)>>(
                 .write(f.call((pa.add(i).read(), pb.add(i).read())))
         };
     }
+}
+
+/// `po[i] = f(pa[i], pb[i], pc[i])` for `i < n`, compiled for the widest vector ISA, as
+/// [`contiguous_unary`].
+///
+/// # Safety
+/// `pa`, `pb`, `pc` valid for `n` reads, `po` for `n` writes (`po` may equal an input).
+#[inline(always)]
+unsafe fn contiguous_ternary<A: Element, B: Element, C: Element, F: Functor<(A, B, C)>>(
+    f: &F,
+    po: *mut F::Output,
+    pa: *const A,
+    pb: *const B,
+    pc: *const C,
+    n: usize,
+) where
+    F::Output: Element,
+{
+    #[inline(always)]
+    unsafe fn ternary_loop<A: Element, B: Element, C: Element, F: Functor<(A, B, C)>>(
+        f: &F,
+        po: *mut F::Output,
+        pa: *const A,
+        pb: *const B,
+        pc: *const C,
+        n: usize,
+    ) where
+        F::Output: Element,
+    {
+        for i in 0..n {
+            // SAFETY: the caller's contract.
+            unsafe {
+                po.add(i)
+                    .write(f.call((pa.add(i).read(), pb.add(i).read(), pc.add(i).read())))
+            };
+        }
+    }
+    if n >= 64 {
+        on_widest_isa!([A: Element, B: Element, C: Element, F: Functor<(A, B, C)>]
+            (f: &F = f, po: *mut F::Output = po, pa: *const A = pa, pb: *const B = pb,
+             pc: *const C = pc, n: usize = n)
+            where [F::Output: Element] {
+            // SAFETY: the caller's contract.
+            unsafe { ternary_loop(f, po, pa, pb, pc, n) }
+        });
+        return;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { ternary_loop(f, po, pa, pb, pc, n) };
 }
 
 /// A block buffer of the casting path: `BLOCK` elements left uninitialised (zeroing 1 KiB per
@@ -646,18 +670,16 @@ where
                         contiguous_binary(&f, po, pa, pb, n);
                         return;
                     }
+                    // One input broadcast (stride 0): its value bound into the functor, the
+                    // other streamed through the (vectorized) unary loop.
                     if sa == ea && sb == 0 {
-                        let b = pb.read();
-                        for i in 0..n {
-                            po.add(i).write(f.call((pa.add(i).read(), b)));
-                        }
+                        let rhs = pb.read();
+                        contiguous_unary(&crate::functors::BindRhs { f, rhs }, po, pa, n);
                         return;
                     }
                     if sa == 0 && sb == eb {
-                        let a = pa.read();
-                        for i in 0..n {
-                            po.add(i).write(f.call((a, pb.add(i).read())));
-                        }
+                        let lhs = pa.read();
+                        contiguous_unary(&crate::functors::BindLhs { f, lhs }, po, pb, n);
                         return;
                     }
                 }
@@ -715,13 +737,7 @@ where
                 if contiguous {
                     let po = po as *mut O<F, A, B, C>;
                     let (pa, pb, pc) = (pa as *const A, pb as *const B, pc as *const C);
-                    for i in 0..n {
-                        po.add(i).write(f.call((
-                            pa.add(i).read(),
-                            pb.add(i).read(),
-                            pc.add(i).read(),
-                        )));
-                    }
+                    contiguous_ternary(&f, po, pa, pb, pc, n);
                     return;
                 }
                 for i in 0..n {
@@ -750,10 +766,7 @@ where
                     c_buf.as_ptr(),
                     o_buf.as_mut_ptr(),
                 );
-                for i in 0..m {
-                    o.add(i)
-                        .write(f.call((a.add(i).read(), b.add(i).read(), c.add(i).read())));
-                }
+                contiguous_ternary(&f, o, a, b, c, m);
                 (out.store)(o_buf.as_ptr(), po.offset(s * so), so, m);
                 start += m;
             }

@@ -22,6 +22,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::iter::TensorIterator;
 use crate::iter::build::{Voter, coalesce, iteration_order};
+use crate::kernels::isa::on_widest_isa;
 use crate::small::{DimVec, SmallBuf};
 use rayon::prelude::*;
 
@@ -163,40 +164,33 @@ pub(crate) fn geometry_of(shape: &[usize], strides: &[isize], keep_shape: &[usiz
     }
 }
 
-/// [`Reducer::run`], compiled for AVX2 where the CPU has it, so that the reducers' lanes run
-/// 8 wide without a `target-cpu` build flag (the elementwise kernels do the same). Same
-/// results: Rust contracts no FMA.
+/// [`Reducer::run`], compiled for the widest vector ISA the CPU has (AVX-512 or AVX2;
+/// `kernels::isa`), so that the reducers' lanes run wide without a `target-cpu` build flag (the
+/// elementwise kernels do the same). Same results on every CPU: the lanes are the reducer's own
+/// and Rust contracts no FMA.
 #[inline(always)]
 fn run_slice<R: Reducer>(r: &R, acc: R::Acc, xs: &[R::In], index0: usize) -> R::Acc {
-    #[cfg(target_arch = "x86_64")]
-    if R::AVX2 && xs.len() >= 64 && std::is_x86_feature_detected!("avx2") {
-        #[target_feature(enable = "avx2")]
-        unsafe fn avx2<R: Reducer>(r: &R, acc: R::Acc, xs: &[R::In], index0: usize) -> R::Acc {
-            r.run(acc, xs, index0)
-        }
-        // SAFETY: AVX2 is present (checked above); the function has no other precondition.
-        return unsafe { avx2(r, acc, xs, index0) };
+    if R::WIDE_ISA && xs.len() >= 64 {
+        return on_widest_isa!([R: Reducer]
+            (r: &R = r, acc: R::Acc = acc, xs: &[R::In] = xs, index0: usize = index0) -> R::Acc
+            { r.run(acc, xs, index0) });
     }
     r.run(acc, xs, index0)
 }
 
-/// [`Reducer::row`], compiled for AVX2 where the CPU has it (see [`run_slice`]).
+/// [`Reducer::row`], compiled for the widest vector ISA (see [`run_slice`]).
 #[inline(always)]
 fn row_slice<R: Reducer>(r: &R, accs: &mut [R::Acc], row: &[R::In], index: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if R::AVX2 && row.len() >= 64 && std::is_x86_feature_detected!("avx2") {
-        #[target_feature(enable = "avx2")]
-        unsafe fn avx2<R: Reducer>(r: &R, accs: &mut [R::Acc], row: &[R::In], index: usize) {
-            r.row(accs, row, index)
-        }
-        // SAFETY: AVX2 is present (checked above); the function has no other precondition.
-        return unsafe { avx2(r, accs, row, index) };
+    if R::WIDE_ISA && row.len() >= 64 {
+        return on_widest_isa!([R: Reducer]
+            (r: &R = r, accs: &mut [R::Acc] = accs, row: &[R::In] = row, index: usize = index)
+            { r.row(accs, row, index) });
     }
     r.row(accs, row, index)
 }
 
 /// `out[i] = f(x[i], a[i], b[i])` over slices (`a`/`b` of length 1 are broadcast), compiled
-/// for AVX2 where the CPU has it.
+/// for the widest vector ISA (see [`run_slice`]).
 #[inline(always)]
 fn zip_rows<T: Copy, A: Copy, B: Copy, O>(
     out: &mut [O],
@@ -224,20 +218,10 @@ fn zip_rows<T: Copy, A: Copy, B: Copy, O>(
             }
         }
     }
-    #[cfg(target_arch = "x86_64")]
-    if out.len() >= 64 && std::is_x86_feature_detected!("avx2") {
-        #[target_feature(enable = "avx2")]
-        unsafe fn avx2<T: Copy, A: Copy, B: Copy, O>(
-            out: &mut [O],
-            x: &[T],
-            a: &[A],
-            b: &[B],
-            f: &impl Fn(T, A, B) -> O,
-        ) {
-            body(out, x, a, b, f)
-        }
-        // SAFETY: AVX2 is present (checked above); the function has no other precondition.
-        return unsafe { avx2(out, x, a, b, f) };
+    if out.len() >= 64 {
+        return on_widest_isa!([T: Copy, A: Copy, B: Copy, O, F: Fn(T, A, B) -> O]
+            (out: &mut [O] = out, x: &[T] = x, a: &[A] = a, b: &[B] = b, f: &F = f)
+            { body(out, x, a, b, f) });
     }
     body(out, x, a, b, f)
 }
@@ -288,7 +272,7 @@ unsafe impl<T> Send for SendPtrConst<T> {}
 unsafe impl<T> Sync for SendPtrConst<T> {}
 
 /// Folds reduced elements `range` of the output whose input offset is `base` (inner shape),
-/// contiguous runs through the AVX2 build of [`Reducer::run`].
+/// contiguous runs through the vector-ISA builds of [`Reducer::run`].
 fn fold_chunk<R: Reducer>(
     red: &Dims,
     r: &R,
@@ -514,7 +498,7 @@ pub(crate) fn map_rows<T: Element, A: Element, B: Element, O: Element>(
 }
 
 /// A kernel over one row: its `row` must be `#[inline(always)]`, so that it is compiled into
-/// the AVX2 build of [`map_contiguous_rows`] (a closure would be compiled on its own).
+/// the vector-ISA builds of [`map_contiguous_rows`] (a closure would be compiled on its own).
 pub(crate) trait RowKernel<T>: Sync {
     fn row(&self, xs: &[T], os: &mut [T]);
 }
@@ -522,7 +506,7 @@ pub(crate) trait RowKernel<T>: Sync {
 /// `f.row(x_row, out_row)` for every row of `n` elements of a contiguous input (operand 1) and a
 /// fresh contiguous output of the same shape and dtype `T` (operand 0) of the iterator `it`,
 /// rows in parallel (each row by one thread, so the result does not depend on the thread
-/// count), each row compiled for AVX2 where the CPU has it.
+/// count), each row compiled for the widest vector ISA the CPU has.
 pub(crate) fn map_contiguous_rows<T: Element, K: RowKernel<T>>(
     it: &TensorIterator<'_>,
     n: usize,
@@ -545,15 +529,9 @@ pub(crate) fn map_contiguous_rows<T: Element, K: RowKernel<T>>(
                 core::slice::from_raw_parts_mut(out.get()[0].cast::<T>().add(r * n), n),
             )
         };
-        #[cfg(target_arch = "x86_64")]
-        if n >= 64 && std::is_x86_feature_detected!("avx2") {
-            #[target_feature(enable = "avx2")]
-            unsafe fn avx2<T, K: RowKernel<T>>(xs: &[T], os: &mut [T], f: &K) {
-                f.row(xs, os)
-            }
-            // SAFETY: AVX2 is present (checked above); no other precondition.
-            unsafe { avx2(xs, os, f) };
-            return;
+        if n >= 64 {
+            return on_widest_isa!([T, K: RowKernel<T>] (xs: &[T] = xs, os: &mut [T] = os, f: &K = f)
+                { f.row(xs, os) });
         }
         f.row(xs, os)
     };

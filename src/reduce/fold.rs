@@ -24,8 +24,9 @@ pub const SUB_ROWS: usize = 128;
 /// becomes the output value(s). `combine` must be associative for the states this produces; the
 /// loops fix the order anyway.
 pub trait Reducer: Sync {
-    /// Whether `run`/`row` are worth an AVX2 build of their own (CPU engine).
-    const AVX2: bool = true;
+    /// Whether `run`/`row` are worth AVX-512/AVX2 builds of their own (CPU engine,
+    /// `kernels::isa`).
+    const WIDE_ISA: bool = true;
     type In: Element;
     type Acc: Copy + Send + Sync;
     type Out: OutValue;
@@ -138,8 +139,8 @@ impl DimsRef<'_> {
 }
 
 /// Folds reduced elements `range` of the output whose input offset is `base` (inner shape):
-/// runs along the fastest reduced dim, contiguous ones through `run` (the CPU passes an AVX2
-/// build of [`Reducer::run`], the device `Reducer::run` itself: the same arithmetic), strided
+/// runs along the fastest reduced dim, contiguous ones through `run` (the CPU passes vector-ISA
+/// builds of [`Reducer::run`], the device `Reducer::run` itself: the same arithmetic), strided
 /// ones element by element.
 ///
 /// # Safety

@@ -273,7 +273,7 @@ impl<T: Element, O: Element> AnyAll<T, O> {
 
 impl<T: Element, O: Element> Reducer for AnyAll<T, O> {
     // Its bool lanes compile to slower code for AVX2 than for the baseline target.
-    const AVX2: bool = false;
+    const WIDE_ISA: bool = false;
     type In = T;
     type Acc = bool;
     type Out = O;
