@@ -33,15 +33,35 @@ pub fn limit_vector_isa(max: VectorIsa) {
     LIMIT.store(max as u8, Ordering::Relaxed);
 }
 
-/// The vector extension weft's CPU loops use: the widest this CPU has (detected at run time;
-/// std caches each detection), within [`limit_vector_isa`]'s cap.
+/// The vector extension weft's CPU loops use: the widest this CPU has, within
+/// [`limit_vector_isa`]'s cap. Two relaxed loads per call (each kernel call asks): the CPU is
+/// probed once, by [`detect`].
 #[inline]
 pub fn vector_isa() -> VectorIsa {
-    let limit = LIMIT.load(Ordering::Relaxed);
+    let mut cpu = DETECTED.load(Ordering::Relaxed);
+    if cpu == UNDETECTED {
+        cpu = detect() as u8;
+        DETECTED.store(cpu, Ordering::Relaxed);
+    }
+    const AVX512: u8 = VectorIsa::Avx512 as u8;
+    const AVX2: u8 = VectorIsa::Avx2 as u8;
+    match cpu.min(LIMIT.load(Ordering::Relaxed)) {
+        AVX512 => VectorIsa::Avx512,
+        AVX2 => VectorIsa::Avx2,
+        _ => VectorIsa::Baseline,
+    }
+}
+
+/// [`detect`]'s answer as a `VectorIsa` discriminant, or [`UNDETECTED`] before the first call.
+static DETECTED: AtomicU8 = AtomicU8::new(UNDETECTED);
+const UNDETECTED: u8 = u8::MAX;
+
+/// The widest [`VectorIsa`] this CPU has (every feature a copy is compiled with).
+#[cold]
+fn detect() -> VectorIsa {
     #[cfg(target_arch = "x86_64")]
     {
-        if limit >= VectorIsa::Avx512 as u8
-            && std::is_x86_feature_detected!("avx512f")
+        if std::is_x86_feature_detected!("avx512f")
             && std::is_x86_feature_detected!("avx512bw")
             && std::is_x86_feature_detected!("avx512dq")
             && std::is_x86_feature_detected!("avx512vl")
@@ -49,14 +69,10 @@ pub fn vector_isa() -> VectorIsa {
         {
             return VectorIsa::Avx512;
         }
-        if limit >= VectorIsa::Avx2 as u8
-            && std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("fma")
-        {
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
             return VectorIsa::Avx2;
         }
     }
-    let _ = limit;
     VectorIsa::Baseline
 }
 
