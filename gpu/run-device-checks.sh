@@ -24,14 +24,14 @@ bin="$root/target/device-bin"
 
 if [[ "${1:-}" == "--prepare" ]]; then
   set -e
-  cargo build --release --features cuda --example gpu_bandwidth
-  test_bin="$(cargo test --release --features cuda --test cuda --no-run --message-format=json 2>/dev/null \
+  cargo build --release --features ndarray,serde,cuda --example gpu_bandwidth
+  test_bin="$(cargo test --release --features ndarray,serde,cuda --test cuda --no-run --message-format=json 2>/dev/null \
     | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)"
   [[ -x "$test_bin" ]] || { echo "could not find the cuda test binary" >&2; exit 1; }
-  golden_bin="$(cargo test --release --features cuda --test cuda_golden --no-run --message-format=json 2>/dev/null \
+  golden_bin="$(cargo test --release --features ndarray,serde,cuda --test cuda_golden --no-run --message-format=json 2>/dev/null \
     | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)"
   [[ -x "$golden_bin" ]] || { echo "could not find the cuda_golden test binary" >&2; exit 1; }
-  user_bin="$(cargo test --release --features cuda --test user_ptx --no-run --message-format=json 2>/dev/null \
+  user_bin="$(cargo test --release --features ndarray,serde,cuda --test user_ptx --no-run --message-format=json 2>/dev/null \
     | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)"
   [[ -x "$user_bin" ]] || { echo "could not find the user_ptx test binary" >&2; exit 1; }
   mkdir -p "$bin/golden"

@@ -781,6 +781,15 @@ where
 /// iterator's operands (a folded one-element operand stays in the iterator). Iterators of more
 /// than [`MAX_WALK_OPERANDS`] operands take the plain row walk.
 pub fn run_blocked<K: InnerLoop>(iter: &TensorIterator, cost: LoopCost, k: K) {
+    run_kernel(iter, cost, &k)
+}
+
+/// [`run_blocked`] with the kernel behind a pointer. Compiled once: each kernel's body exists
+/// once in the binary (its `dyn` call target), not inlined again into a copy of the walk per
+/// kernel, which tripled the machine code of every op and dtype (and the build time with it).
+/// The kernel is called once per row or tile, so the indirect call costs nothing measurable.
+#[inline(never)]
+pub(crate) fn run_kernel(iter: &TensorIterator, cost: LoopCost, k: Kernel) {
     let nt = iter.ntensors();
     // The walks gather or replicate operands 1.. into scratch buffers: they must be inputs.
     debug_assert_eq!(iter.noutputs(), 1);
@@ -795,7 +804,7 @@ pub fn run_blocked<K: InnerLoop>(iter: &TensorIterator, cost: LoopCost, k: K) {
         *s = iter.dtype(i).size();
     }
     iter.for_each_2d(cost, |p: &[*mut u8], s: &[isize], n0, n1| {
-        walk_2d(&k, &sizes[..nt], p, s, n0, n1)
+        walk_2d(k, &sizes[..nt], p, s, n0, n1)
     });
 }
 
@@ -810,7 +819,7 @@ const PERIOD_ELEMS: usize = 512;
 
 /// A 1-D inner loop behind a pointer: the walks below are compiled once, not per kernel (the
 /// kernel is called once per row of at least a tile's or a period buffer's elements).
-type Kernel<'a> = &'a (dyn Fn(&[*mut u8], &[isize], usize) + Sync + Send);
+pub(crate) type Kernel<'a> = &'a (dyn Fn(&[*mut u8], &[isize], usize) + Sync + Send);
 
 /// Runs a 1-D inner loop `k` over a 2-D block of [`crate::TensorIterator::for_each_2d`]:
 /// `(ptrs, strides, n0, n1)` with `strides` holding every operand's inner byte stride, then

@@ -53,12 +53,14 @@ impl BinaryRunner<'_> {
     /// Runs a 1-D kernel over `[out, first input]` (a direct run passes a third, unused
     /// pointer/stride).
     fn each(&self, k: impl kernels::InnerLoop) {
+        self.execute(&move |p: &[*mut u8], s: &[isize], n| k(&p[..2], &s[..2], n))
+    }
+
+    /// Runs `k` over the whole run. Not generic: the kernel is called through its pointer,
+    /// so its body is compiled once, not once more inlined here per op and dtype.
+    fn execute(&self, k: kernels::Kernel) {
         match self.exec {
-            Exec::Iter(it) => {
-                kernels::run_blocked(it, self.cost, move |p: &[*mut u8], s: &[isize], n| {
-                    k(&p[..2], &s[..2], n)
-                })
-            }
+            Exec::Iter(it) => kernels::run_kernel(it, self.cost, k),
             Exec::Direct { ptrs, dtype, n } => {
                 let e = dtype.size() as isize;
                 k(&ptrs, &[e, e, e], n)
@@ -75,14 +77,7 @@ impl BinaryRunner<'_> {
         match self.scalar {
             None => {
                 let (d0, d1, d2) = (self.dtype(0), self.dtype(1), self.dtype(2));
-                let k = kernels::binary::<C, C, F>(f, d0, d1, d2);
-                match self.exec {
-                    Exec::Iter(it) => kernels::run_blocked(it, self.cost, k),
-                    Exec::Direct { ptrs, dtype, n } => {
-                        let e = dtype.size() as isize;
-                        k(&ptrs, &[e, e, e], n)
-                    }
-                }
+                self.execute(&kernels::binary::<C, C, F>(f, d0, d1, d2));
             }
             Some((Side::Rhs, s)) => {
                 let rhs = s.to::<C>();
