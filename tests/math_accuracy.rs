@@ -558,7 +558,6 @@ fn special_values_exact() {
         ("erf", erf::erf_f32, -sub, -(libm::erf(sub as f64) as f32)),
         ("erf", erf::erf_f32, max_sub, libm::erf(max_sub as f64) as f32),
         ("erf", erf::erf_f32, tiny, libm::erf(tiny as f64) as f32),
-        ("erf", erf::erf_f32, 1.0, libm::erf(1.0) as f32),
         ("erfc", erf::erfc_f32, 0.0, 1.0),
         ("erfc", erf::erfc_f32, -0.0, 1.0),
         ("erfc", erf::erfc_f32, inf, 0.0),
@@ -571,8 +570,6 @@ fn special_values_exact() {
         ("erfc", erf::erfc_f32, -10.0, 2.0),
         ("erfc", erf::erfc_f32, sub, 1.0),
         ("erfc", erf::erfc_f32, -sub, 1.0),
-        ("erfc", erf::erfc_f32, 1.0, libm::erfc(1.0) as f32),
-        ("erfc", erf::erfc_f32, -1.0, libm::erfc(-1.0) as f32),
         ("gelu", erf::gelu_f32, 0.0, 0.0),
         ("gelu", erf::gelu_f32, -0.0, -0.0),
         ("gelu", erf::gelu_f32, inf, inf),
@@ -587,8 +584,6 @@ fn special_values_exact() {
         ("gelu", erf::gelu_f32, sub, 0.0),
         ("gelu", erf::gelu_f32, -sub, -0.0),
         ("gelu", erf::gelu_f32, max_sub, gelu_ref(max_sub as f64) as f32),
-        ("gelu", erf::gelu_f32, 1.0, gelu_ref(1.0) as f32),
-        ("gelu", erf::gelu_f32, -1.0, gelu_ref(-1.0) as f32),
         ("mish", fastmath::mish_f32, 0.0, 0.0),
         ("mish", fastmath::mish_f32, -0.0, -0.0),
         ("mish", fastmath::mish_f32, inf, inf),
@@ -599,12 +594,25 @@ fn special_values_exact() {
         ("mish", fastmath::mish_f32, 20.0, 20.0),
         ("mish", fastmath::mish_f32, sub, mish_ref(sub as f64) as f32),
     ];
+    // Ordinary points, not special values: held to the sampled bound (the erf family's f32
+    // forms are 1-3 ulp, not correctly rounded), and their table entries to the references.
+    let ordinary: &[(&str, F32Fn, f32, f32)] = &[
+        ("erf", erf::erf_f32, 1.0, libm::erf(1.0) as f32),
+        ("erfc", erf::erfc_f32, 1.0, libm::erfc(1.0) as f32),
+        ("erfc", erf::erfc_f32, -1.0, libm::erfc(-1.0) as f32),
+        ("gelu", erf::gelu_f32, 1.0, gelu_ref(1.0) as f32),
+        ("gelu", erf::gelu_f32, -1.0, gelu_ref(-1.0) as f32),
+    ];
     for &(name, f, x, want) in cases {
         let got = f(x);
         assert!(same(got, want), "{name}({x:e}) = {got:e}, want {want:e}");
     }
+    for &(name, f, x, want) in ordinary {
+        let u = ulps(f(x), want as f64);
+        assert!(u <= MAX_ULP, "{name}({x:e}): {u} ulp off {want:e}");
+    }
     // And the f64 references agree with the table (so the table is the references' values).
-    for &(name, _, x, want) in cases {
+    for &(name, _, x, want) in cases.iter().chain(ordinary) {
         let r = FUNCS.iter().find(|c| c.0 == name).unwrap().2;
         let rx = r(x as f64) as f32;
         assert!(

@@ -50,12 +50,13 @@ impl super::Functor<(half::bf16,)> for Erf {
 #[allow(clippy::excessive_precision)] // PyTorch's constants, digit for digit
 #[inline(always)]
 fn erf_vectorized_f32(x: f32) -> f32 {
+    use super::fastmath::fma_f32;
     let sign = x.to_bits() & 0x8000_0000;
     let ax = f32::from_bits(x.to_bits() & 0x7fff_ffff);
-    let t = 1.0 / fmaf(0.327_591_1, ax, 1.0);
-    let r = fmaf(
-        fmaf(
-            fmaf(fmaf(1.061_405_429, t, -1.453_152_027), t, 1.421_413_741),
+    let t = 1.0 / fma_f32(0.327_591_1, ax, 1.0);
+    let r = fma_f32(
+        fma_f32(
+            fma_f32(fma_f32(1.061_405_429, t, -1.453_152_027), t, 1.421_413_741),
             t,
             -0.284_496_736,
         ),
@@ -63,23 +64,8 @@ fn erf_vectorized_f32(x: f32) -> f32 {
         0.254_829_592,
     );
     let e = libm::expf(-(x * x));
-    let y = fmaf(-e * t, r, 1.0);
+    let y = fma_f32(-e * t, r, 1.0);
     f32::from_bits(y.to_bits() ^ sign)
-}
-
-/// The fused multiply-add `a·b + c` (one rounding). With std, `f32::mul_add`: the instruction
-/// in the kernels' AVX2/AVX-512 builds (`kernels::isa`), the C library's `fmaf` elsewhere;
-/// without std (the PTX build), libm's software one. All exact: the same bits.
-#[inline(always)]
-fn fmaf(a: f32, b: f32, c: f32) -> f32 {
-    #[cfg(feature = "std")]
-    {
-        a.mul_add(b, c)
-    }
-    #[cfg(not(feature = "std"))]
-    {
-        libm::fmaf(a, b, c)
-    }
 }
 
 macro_rules! float_unary {

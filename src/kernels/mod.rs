@@ -407,17 +407,15 @@ unsafe fn contiguous_unary<C: Element, F: Functor<(C,)>>(
 ) where
     F::Output: Element,
 {
-    if n >= 64 {
-        on_widest_isa!([C: Element, F: Functor<(C,)>]
-            (f: &F = f, po: *mut F::Output = po, pa: *const C = pa, n: usize = n)
-            where [F::Output: Element] {
-            // SAFETY: the caller's contract.
-            unsafe { unary_loop(f, po, pa, n) }
-        });
-        return;
-    }
-    // SAFETY: the caller's contract.
-    unsafe { unary_loop(f, po, pa, n) };
+    // Every run, short ones too: the functors' fused multiply-adds (`fastmath::fma_f32`) are
+    // the instruction only in the wide copies (a libm call per fma in the baseline one), and
+    // a 2-D walk over short rows calls this once per row.
+    on_widest_isa!([C: Element, F: Functor<(C,)>]
+        (f: &F = f, po: *mut F::Output = po, pa: *const C = pa, n: usize = n)
+        where [F::Output: Element] {
+        // SAFETY: the caller's contract.
+        unsafe { unary_loop(f, po, pa, n) }
+    });
 }
 
 /// The loop of [`contiguous_unary`]. A functor with a narrow domain
@@ -480,17 +478,13 @@ unsafe fn contiguous_binary<A: Element, B: Element, F: Functor<(A, B)>>(
 ) where
     F::Output: Element,
 {
-    if n >= 64 {
-        on_widest_isa!([A: Element, B: Element, F: Functor<(A, B)>]
-            (f: &F = f, po: *mut F::Output = po, pa: *const A = pa, pb: *const B = pb, n: usize = n)
-            where [F::Output: Element] {
-            // SAFETY: the caller's contract.
-            unsafe { binary_loop(f, po, pa, pb, n) }
-        });
-        return;
-    }
-    // SAFETY: the caller's contract.
-    unsafe { binary_loop(f, po, pa, pb, n) };
+    // Every run, short ones too, as in [`contiguous_unary`].
+    on_widest_isa!([A: Element, B: Element, F: Functor<(A, B)>]
+        (f: &F = f, po: *mut F::Output = po, pa: *const A = pa, pb: *const B = pb, n: usize = n)
+        where [F::Output: Element] {
+        // SAFETY: the caller's contract.
+        unsafe { binary_loop(f, po, pa, pb, n) }
+    });
 }
 
 /// The loop of [`contiguous_binary`].
@@ -551,18 +545,14 @@ unsafe fn contiguous_ternary<A: Element, B: Element, C: Element, F: Functor<(A, 
             };
         }
     }
-    if n >= 64 {
-        on_widest_isa!([A: Element, B: Element, C: Element, F: Functor<(A, B, C)>]
-            (f: &F = f, po: *mut F::Output = po, pa: *const A = pa, pb: *const B = pb,
-             pc: *const C = pc, n: usize = n)
-            where [F::Output: Element] {
-            // SAFETY: the caller's contract.
-            unsafe { ternary_loop(f, po, pa, pb, pc, n) }
-        });
-        return;
-    }
-    // SAFETY: the caller's contract.
-    unsafe { ternary_loop(f, po, pa, pb, pc, n) };
+    // Every run, short ones too, as in [`contiguous_unary`].
+    on_widest_isa!([A: Element, B: Element, C: Element, F: Functor<(A, B, C)>]
+        (f: &F = f, po: *mut F::Output = po, pa: *const A = pa, pb: *const B = pb,
+         pc: *const C = pc, n: usize = n)
+        where [F::Output: Element] {
+        // SAFETY: the caller's contract.
+        unsafe { ternary_loop(f, po, pa, pb, pc, n) }
+    });
 }
 
 /// A block buffer of the casting path: `BLOCK` elements left uninitialised (zeroing 1 KiB per

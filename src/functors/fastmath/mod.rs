@@ -7,7 +7,7 @@
 //!
 //! Here: f32 `exp`, `sigmoid`, `mish`, `tanh`, the logs, `sin`, `cos`, `exp2`, `expm1`. Submodules, f32:
 //! `trig` (tan, atan, asin, acos, atan2), `hyperbolic` (sinh, cosh, asinh, acosh, atanh), `erf`
-//! (erf, erfc, exact gelu), `power` (pow, hypot); f64: `double` (exp, expm1, log, log1p, tanh,
+//! (erf, erfc, exact gelu; f32 with fmas), `power` (pow, hypot); f64: `double` (exp, expm1, log, log1p, tanh,
 //! sigmoid), `double_hyp` (sinh, cosh, asinh, acosh, atanh, log2, log10, exp2), `double_erf_pow`
 //! (pow, hypot; erf and erfc written but not used, see there), `double_trig` (atan, asin, acos,
 //! atan2, and sin/cos/tan below 2^20·π/2; see there). Many f32 forms
@@ -55,6 +55,34 @@ pub mod trig;
 #[allow(unused_imports)]
 use super::real::{sqrt_f32, sqrt_f64};
 
+/// The fused multiply-add `a·b + c` (one rounding). With std, `f32::mul_add`: the instruction
+/// in the kernels' AVX2/AVX-512 builds (`kernels::isa`), the C library's `fmaf` elsewhere;
+/// without std (the PTX build), libm's software one. All exact: the same bits on every path.
+#[inline(always)]
+pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
+    #[cfg(feature = "std")]
+    {
+        a.mul_add(b, c)
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        libm::fmaf(a, b, c)
+    }
+}
+
+/// The fused multiply-add `a·b + c` in f64 (one rounding), as [`fma_f32`].
+#[inline(always)]
+pub fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
+    #[cfg(feature = "std")]
+    {
+        a.mul_add(b, c)
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        libm::fma(a, b, c)
+    }
+}
+
 /// `1.5 * 2^23`: adding it rounds an f32 of magnitude < 2^22 to an integer (ties to even) and
 /// leaves that integer in the low mantissa bits.
 const ROUND_MAGIC: f32 = 12_582_912.0;
@@ -98,8 +126,7 @@ pub fn sigmoid_f32(x: f32) -> f32 {
     num / (1.0 + e)
 }
 
-/// `e^w` in f64 for `w` in [-700, 700], branch-free (the exponential inside `erf`, `erfc`,
-/// `gelu` and [`mish_f32`]): `w = n ln2 + r`, |r| <= ln2/2, `e^r` by
+/// `e^w` in f64 for `w` in [-700, 700], branch-free (the exponential inside [`mish_f32`]): `w = n ln2 + r`, |r| <= ln2/2, `e^r` by
 /// its Taylor series to degree 9 (relative error < 2^-36), times `2^n` built in the bits.
 #[inline(always)]
 pub(super) fn exp_in_f64(w: f64) -> f64 {

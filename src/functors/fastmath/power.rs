@@ -2,13 +2,14 @@
 //! rounded to f32 once.
 //!
 //! `pow(x, y) = 2^(y·log2|x|)`: `log2|x|` in f64 (the f32 input is a normal f64 even when it is
-//! an f32 subnormal, so no rescaling is needed) with the FreeBSD/musl `log` kernel (`|x| =
-//! m·2^k`, `m` in [√½, √2) split off with integer bit operations, `ln m = f - f²/2 + s(f²/2 +
-//! R(s²))`, `s = f/(2 + f)`, relative error < 2^-58 before rounding), the product `y·log2|x|`
-//! in f64 (|error| < 2^-44 where the result is finite: |y·log2|x|| <= ~151), then `2^t` with
-//! Cephes' f64 `exp2` (`t = n + r`, |r| <= 1/2, Padé form `1 + 2rP(r²)/(Q(r²) - rP(r²))`) and
-//! `2^n` built in the exponent bits. The f64 result is within ~2^-43 relative of `x^y`, so the
-//! single rounding to f32 (subnormal results included) is within 1 ulp. The C99/IEEE special
+//! an f32 subnormal, so no rescaling is needed): `|x| = m·2^k`, `m` in [√½, √2) split off with
+//! integer bit operations, `log2 m` a polynomial of degree 15 in `m - 1` (error < 2^-40), the
+//! product `y·log2|x|` in f64 (|error| < 2^-33 where the result is finite: |y·log2|x|| <=
+//! ~151), then `2^t` (`t = n + r`, |r| <= 1/2, a polynomial of degree 9, relative error
+//! < 2^-44) and `2^n` built in the exponent bits. Fused multiply-adds and no division (an f64
+//! division costs more than both polynomials in the AVX-512 loop). The f64 result is within
+//! ~2^-32 relative of `x^y`, so the single rounding to f32 (subnormal results included) is
+//! within 1 ulp. The C99/IEEE special
 //! cases (zeros, infinities, NaN, negative bases) are selects at the end; whether `y` is an
 //! odd integer is read off its f32 bits.
 //!
@@ -16,25 +17,38 @@
 //! overflow nor underflow there, so the only roundings are the f64 sum, the f64 square root and
 //! the final f32 rounding (≤ 1 ulp).
 
-// The coefficients are FreeBSD's and Cephes' as published (more digits than f64 holds); the
-// clamp is written as selects like those in `mod.rs`.
+// The clamp is written as selects like those in `mod.rs`.
 #![allow(clippy::excessive_precision, clippy::manual_clamp)]
+
+use super::fma_f64;
 
 /// `1.5 * 2^52`: adding it rounds an f64 of magnitude < 2^51 to an integer (ties to even) and
 /// leaves that integer in the low mantissa bits.
 const MAGIC_F64: f64 = 6_755_399_441_055_744.0;
 
 /// `log2|x|` for an f32 `x`, in f64: exact 0 at |x| = 1, `-inf` at ±0, `+inf` at ±inf (NaN
-/// gives garbage, to be selected away). FreeBSD/musl `log` kernel (`e_log.c`: `Lg1`..`Lg7`).
+/// gives garbage, to be selected away). `|x| = m·2^k`, `m` in [√½, √2), `log2 m = f·Q(f)`,
+/// `f = m - 1` exact, Q of degree 14 (Chebyshev fit, error < 2^-40), fused multiply-adds only:
+/// no division, which costs more than the whole polynomial in the AVX-512 loop.
 #[inline(always)]
 fn log2_abs_f64(x: f32) -> f64 {
-    const LG1: f64 = 6.666_666_666_666_735_130e-01;
-    const LG2: f64 = 3.999_999_999_940_941_908e-01;
-    const LG3: f64 = 2.857_142_874_366_239_149e-01;
-    const LG4: f64 = 2.222_219_843_214_978_396e-01;
-    const LG5: f64 = 1.818_357_216_161_805_012e-01;
-    const LG6: f64 = 1.531_383_769_920_937_332e-01;
-    const LG7: f64 = 1.479_819_860_511_658_591e-01;
+    const Q: [f64; 15] = [
+        0.061_643_484_245_055_77,
+        -0.122_165_633_056_712_67,
+        0.126_241_662_349_753_34,
+        -0.119_995_225_316_854_16,
+        0.129_181_262_514_164_29,
+        -0.144_087_236_437_340_14,
+        0.160_419_220_688_561_15,
+        -0.180_352_394_846_402,
+        0.206_095_597_898_914_55,
+        -0.240_448_676_720_151_77,
+        0.288_539_063_079_736_5,
+        -0.360_673_766_470_959_17,
+        0.480_898_346_646_805_6,
+        -0.721_347_520_423_022_4,
+        1.442_695_040_889_276_7,
+    ];
     /// The bits of √½ in f64: adding `1 - √½` (in bits) moves the exponent boundary from 1 to
     /// √½ (musl's offset trick), so `m` lands in [√½, √2).
     const SQRT_HALF_BITS: u64 = 0x3fe6_a09e_667f_3bcd;
@@ -48,14 +62,13 @@ fn log2_abs_f64(x: f32) -> f64 {
     let k = f64::from_bits((ix >> 52) | 0x4330_0000_0000_0000) - (4_503_599_627_370_496.0 + 1023.0);
     let m = f64::from_bits((ix & 0x000f_ffff_ffff_ffff) + SQRT_HALF_BITS);
     let f = m - 1.0;
-    let hfsq = 0.5 * f * f;
-    let s = f / (2.0 + f);
-    let z = s * s;
-    let w = z * z;
-    let t1 = w * (LG2 + w * (LG4 + w * LG6));
-    let t2 = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7)));
-    let ln_m = f - (hfsq - s * (hfsq + t1 + t2));
-    let r = k + ln_m * core::f64::consts::LOG2_E;
+    let mut q = Q[0];
+    // Written out: a `for` loop here keeps LLVM from vectorizing the caller's loop.
+    macro_rules! horner {
+        ($($k:literal)*) => {$( q = fma_f64(q, f, Q[$k]); )*};
+    }
+    horner!(1 2 3 4 5 6 7 8 9 10 11 12 13 14);
+    let r = fma_f64(f, q, k);
     let r = if ax == 0.0 { f64::NEG_INFINITY } else { r };
     if ax == f32::INFINITY {
         f64::INFINITY
@@ -64,21 +77,30 @@ fn log2_abs_f64(x: f32) -> f64 {
     }
 }
 
-/// `2^t` in f64 for |t| <= 200 (Cephes `exp2.c`: `t = n + r`, n = round(t), |r| <= 1/2,
-/// `2^r = 1 + 2rP(r²)/(Q(r²) - rP(r²))`, relative error ~2^-52; `2^n` in the exponent bits).
+/// `2^t` in f64 for |t| <= 200: `t = n + r`, n = round(t), |r| <= 1/2, `2^r = 1 + r·R(r)`, R
+/// of degree 8 (Chebyshev fit, relative error < 2^-44), fused multiply-adds, no division; `2^n`
+/// in the exponent bits.
 #[inline(always)]
 fn exp2_f64(t: f64) -> f64 {
-    const P0: f64 = 2.309_334_770_573_452_250_87e-2;
-    const P1: f64 = 2.020_206_566_931_653_077_00e1;
-    const P2: f64 = 1.513_906_801_156_150_961_33e3;
-    const Q0: f64 = 2.331_842_117_223_149_117_71e2;
-    const Q1: f64 = 4.368_211_668_792_106_128_17e3;
+    const R: [f64; 9] = [
+        1.020_312_106_339_172_9e-7,
+        1.325_522_487_866_881_7e-6,
+        1.525_268_684_626_772e-5,
+        1.540_345_585_245_383_8e-4,
+        1.333_355_817_904_311_2e-3,
+        9.618_129_159_402_558e-3,
+        5.550_410_866_476_042_4e-2,
+        2.402_265_069_581_299e-1,
+        6.931_471_805_599_453e-1,
+    ];
     let tt = t + MAGIC_F64;
     let r = t - (tt - MAGIC_F64);
-    let rr = r * r;
-    let px = r * ((P0 * rr + P1) * rr + P2);
-    let q = (rr + Q0) * rr + Q1;
-    let e = 1.0 + 2.0 * (px / (q - px));
+    let mut p = R[0];
+    macro_rules! horner {
+        ($($k:literal)*) => {$( p = fma_f64(p, r, R[$k]); )*};
+    }
+    horner!(1 2 3 4 5 6 7 8);
+    let e = fma_f64(r, p, 1.0);
     // 2^n: n + 1023 into the exponent field (n is in the low bits of tt).
     let scale = f64::from_bits(
         tt.to_bits()
@@ -90,8 +112,7 @@ fn exp2_f64(t: f64) -> f64 {
 }
 
 /// `x^y` for f32, branch-free, with every C99/IEEE special case of `pow` (see the module docs):
-/// `log2|x|` (FreeBSD `log` kernel) times y and `2^t` (Cephes `exp2`), all in f64, rounded to
-/// f32 once. Measured max error 1 ulp against `f64::powf` rounded to f32 (22M sampled pairs
+/// `log2|x|` times y and `2^t`, all in f64, rounded to f32 once. Measured max error 1 ulp against `f64::powf` rounded to f32 (22M sampled pairs
 /// and 2^32 pairs, `tests/accuracy.rs`; the 1 ulp cases are near-ties such as 8.5^6).
 #[inline(always)]
 pub fn pow_f32(x: f32, y: f32) -> f32 {
