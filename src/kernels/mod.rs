@@ -58,8 +58,43 @@ type StoreFn<O> = unsafe fn(*const O, *mut u8, isize, usize);
 /// input gathered into a block buffer).
 ///
 /// # Safety
-/// As [`load_cast`] with `S = C`.
+/// As [`load_cast`] with `S = C`, and `dst` (a block buffer) disjoint from the elements read.
 unsafe fn load_same<C: Element>(src: *const u8, stride: isize, n: usize, dst: *mut C) {
+    let e = size_of::<C>() as isize;
+    // The strides LLVM can vectorize when it knows them (shuffles instead of one load per
+    // element): unit, broadcast (0), reversed (a negative step), step 2. Any other: the plain loop.
+    if stride == e {
+        // SAFETY: per the function contract (n elements from `src`, `dst` a block buffer).
+        unsafe { core::ptr::copy_nonoverlapping(src as *const C, dst, n) };
+        return;
+    }
+    if stride == 0 && n > 0 {
+        // SAFETY: per the function contract (one element, read once: a broadcast operand).
+        unsafe {
+            let v = (src as *const C).read();
+            for i in 0..n {
+                dst.add(i).write(v);
+            }
+        }
+        return;
+    }
+    if stride == -e && n > 0 {
+        // SAFETY: the elements are `src - (n-1)` .. `src`, all valid per the contract.
+        unsafe {
+            let low = (src as *const C).sub(n - 1);
+            for i in 0..n {
+                dst.add(i).write(low.add(n - 1 - i).read());
+            }
+        }
+        return;
+    }
+    if stride == 2 * e {
+        for i in 0..n {
+            // SAFETY: per the function contract.
+            unsafe { dst.add(i).write((src as *const C).add(2 * i).read()) };
+        }
+        return;
+    }
     for i in 0..n {
         // SAFETY: per the function contract.
         unsafe {
@@ -72,8 +107,25 @@ unsafe fn load_same<C: Element>(src: *const u8, stride: isize, n: usize, dst: *m
 /// Writes `n` elements of `O` from `src` at byte stride `stride` (a block buffer scattered).
 ///
 /// # Safety
-/// As [`store_cast`] with `D = O`.
+/// As [`store_cast`] with `D = O`, and `src` (a block buffer) disjoint from the elements written.
 unsafe fn store_same<O: Element>(src: *const O, dst: *mut u8, stride: isize, n: usize) {
+    let e = size_of::<O>() as isize;
+    // As in [`load_same`]: the strides LLVM vectorizes when it knows them.
+    if stride == -e && n > 0 {
+        // SAFETY: the elements are `dst - (n-1)` .. `dst`, all valid per the contract.
+        unsafe {
+            let low = (dst as *mut O).sub(n - 1);
+            for i in 0..n {
+                low.add(n - 1 - i).write(src.add(i).read());
+            }
+        }
+        return;
+    }
+    if stride == e {
+        // SAFETY: per the function contract (`src` a block buffer, disjoint from `dst`).
+        unsafe { core::ptr::copy_nonoverlapping(src, dst as *mut O, n) };
+        return;
+    }
     for i in 0..n {
         // SAFETY: per the function contract.
         unsafe { (dst.offset(i as isize * stride) as *mut O).write(src.add(i).read()) };
@@ -619,13 +671,28 @@ where
                 // contiguous blocks (vectorized) whatever the layout.
             }
             let (mut a_buf, mut o_buf) = (BlockBuf::<C>::new(), BlockBuf::<O<F, C>>::new());
+            // An operand already stored contiguously in the compute type is used in place.
+            let (a_in_place, o_in_place) = (inp.direct && sa == ea, out.direct && so == eo);
             let mut start = 0;
             while start < n {
                 let m = BLOCK.min(n - start);
-                (inp.load)(pa.offset(start as isize * sa), sa, m, a_buf.as_mut_ptr());
-                // The block buffers are contiguous: the vectorized (AVX2) loop.
-                contiguous_unary(&f, o_buf.as_mut_ptr(), a_buf.as_ptr(), m);
-                (out.store)(o_buf.as_ptr(), po.offset(start as isize * so), so, m);
+                let s = start as isize;
+                let a = if a_in_place {
+                    pa.offset(s * sa).cast::<C>()
+                } else {
+                    (inp.load)(pa.offset(s * sa), sa, m, a_buf.as_mut_ptr());
+                    a_buf.as_ptr()
+                };
+                let o = if o_in_place {
+                    po.offset(s * so).cast::<O<F, C>>()
+                } else {
+                    o_buf.as_mut_ptr()
+                };
+                // Contiguous blocks: the vectorized loop.
+                contiguous_unary(&f, o, a, m);
+                if !o_in_place {
+                    (out.store)(o_buf.as_ptr(), po.offset(s * so), so, m);
+                }
                 start += m;
             }
         }
@@ -678,14 +745,37 @@ where
             }
             let (mut a_buf, mut b_buf) = (BlockBuf::<A>::new(), BlockBuf::<B>::new());
             let mut o_buf = BlockBuf::<O<F, A, B>>::new();
+            // An operand already stored contiguously in its compute type is used in place
+            // (a step-2 or reversed input next to a contiguous one and the output: one gather,
+            // not three copies).
+            let a_in_place = ia.direct && sa == ea;
+            let b_in_place = ib.direct && sb == eb;
+            let o_in_place = out.direct && so == eo;
             let mut start = 0;
             while start < n {
                 let m = BLOCK.min(n - start);
                 let s = start as isize;
-                (ia.load)(pa.offset(s * sa), sa, m, a_buf.as_mut_ptr());
-                (ib.load)(pb.offset(s * sb), sb, m, b_buf.as_mut_ptr());
-                contiguous_binary(&f, o_buf.as_mut_ptr(), a_buf.as_ptr(), b_buf.as_ptr(), m);
-                (out.store)(o_buf.as_ptr(), po.offset(s * so), so, m);
+                let a = if a_in_place {
+                    pa.offset(s * sa).cast::<A>()
+                } else {
+                    (ia.load)(pa.offset(s * sa), sa, m, a_buf.as_mut_ptr());
+                    a_buf.as_ptr()
+                };
+                let b = if b_in_place {
+                    pb.offset(s * sb).cast::<B>()
+                } else {
+                    (ib.load)(pb.offset(s * sb), sb, m, b_buf.as_mut_ptr());
+                    b_buf.as_ptr()
+                };
+                let o = if o_in_place {
+                    po.offset(s * so).cast::<O<F, A, B>>()
+                } else {
+                    o_buf.as_mut_ptr()
+                };
+                contiguous_binary(&f, o, a, b, m);
+                if !o_in_place {
+                    (out.store)(o_buf.as_ptr(), po.offset(s * so), so, m);
+                }
                 start += m;
             }
         }
@@ -693,7 +783,8 @@ where
 }
 
 /// The inner loop of a ternary functor `F: (A, B, C) -> O` (where, lerp, addcmul). Same
-/// contract as [`unary`]; direct strided path or the casting block path.
+/// contract as [`unary`]; contiguous operands directly, any other layout or a cast through the
+/// block buffers.
 pub fn ternary<A, B, C, F>(f: F, dtypes: [DType; 4]) -> impl InnerLoop
 where
     A: Element,
@@ -730,34 +821,47 @@ where
                     contiguous_ternary(&f, po, pa, pb, pc, n);
                     return;
                 }
-                for i in 0..n {
-                    let i = i as isize;
-                    let a = pa.offset(i * sa).cast::<A>().read();
-                    let b = pb.offset(i * sb).cast::<B>().read();
-                    let c = pc.offset(i * sc).cast::<C>().read();
-                    po.offset(i * so)
-                        .cast::<O<F, A, B, C>>()
-                        .write(f.call((a, b, c)));
-                }
-                return;
+                // Strided: through the block buffers below, as in `binary`.
             }
             let (mut a_buf, mut b_buf) = (BlockBuf::<A>::new(), BlockBuf::<B>::new());
             let (mut c_buf, mut o_buf) = (BlockBuf::<C>::new(), BlockBuf::<O<F, A, B, C>>::new());
+            // Operands stored contiguously in their compute type are used in place, as in
+            // `binary`.
+            let a_in_place = ia.direct && sa == size_of::<A>() as isize;
+            let b_in_place = ib.direct && sb == size_of::<B>() as isize;
+            let c_in_place = ic.direct && sc == size_of::<C>() as isize;
+            let o_in_place = out.direct && so == size_of::<O<F, A, B, C>>() as isize;
             let mut start = 0;
             while start < n {
                 let m = BLOCK.min(n - start);
                 let s = start as isize;
-                (ia.load)(pa.offset(s * sa), sa, m, a_buf.as_mut_ptr());
-                (ib.load)(pb.offset(s * sb), sb, m, b_buf.as_mut_ptr());
-                (ic.load)(pc.offset(s * sc), sc, m, c_buf.as_mut_ptr());
-                let (a, b, c, o) = (
-                    a_buf.as_ptr(),
-                    b_buf.as_ptr(),
-                    c_buf.as_ptr(),
-                    o_buf.as_mut_ptr(),
-                );
+                let a = if a_in_place {
+                    pa.offset(s * sa).cast::<A>()
+                } else {
+                    (ia.load)(pa.offset(s * sa), sa, m, a_buf.as_mut_ptr());
+                    a_buf.as_ptr()
+                };
+                let b = if b_in_place {
+                    pb.offset(s * sb).cast::<B>()
+                } else {
+                    (ib.load)(pb.offset(s * sb), sb, m, b_buf.as_mut_ptr());
+                    b_buf.as_ptr()
+                };
+                let c = if c_in_place {
+                    pc.offset(s * sc).cast::<C>()
+                } else {
+                    (ic.load)(pc.offset(s * sc), sc, m, c_buf.as_mut_ptr());
+                    c_buf.as_ptr()
+                };
+                let o = if o_in_place {
+                    po.offset(s * so).cast::<O<F, A, B, C>>()
+                } else {
+                    o_buf.as_mut_ptr()
+                };
                 contiguous_ternary(&f, o, a, b, c, m);
-                (out.store)(o_buf.as_ptr(), po.offset(s * so), so, m);
+                if !o_in_place {
+                    (out.store)(o_buf.as_ptr(), po.offset(s * so), so, m);
+                }
                 start += m;
             }
         }

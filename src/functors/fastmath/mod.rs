@@ -2,8 +2,10 @@
 //! (`functors::real`) are these instead of scalar libm calls, so every functor written
 //! against `Real` gets them: `exp` as much as `mish`, `softplus`, `logaddexp` or a reduction's
 //! `logsumexp`. Every branch is a value select, and rounding, exponent extraction and `2^n` are
-//! done with float/integer bit tricks, so the loops become SIMD at the x86-64 baseline (SSE2)
-//! already, and 8 lanes wide in the kernels' AVX2 loops.
+//! done with float/integer bit tricks, and polynomials are fused multiply-adds ([`fma_f32`],
+//! [`fma_f64`]: one rounding, half the dependent steps of a latency-bound loop), so the loops
+//! are 16 f32 lanes wide in the kernels' AVX-512 copies and 8 in the AVX2 ones
+//! (`kernels::isa`). The baseline copy gives the same bits, with a libm call per fma.
 //!
 //! Here: f32 `exp`, `sigmoid`, `mish`, `tanh`, the logs, `sin`, `cos`, `exp2`, `expm1`. Submodules, f32:
 //! `trig` (tan, atan, asin, acos, atan2), `hyperbolic` (sinh, cosh, asinh, acosh, atanh), `erf`
@@ -102,15 +104,16 @@ pub fn exp_f32(x: f32) -> f32 {
     let t = x * core::f32::consts::LOG2_E + ROUND_MAGIC;
     let n = t.to_bits() as i32 - ROUND_MAGIC.to_bits() as i32;
     let nf = t - ROUND_MAGIC;
-    // r = x - n ln2, in two parts (Cody-Waite) so r is exact enough.
-    let r = x - nf * 0.693_359_375 + nf * 2.121_944_4e-4;
+    // r = x - n ln2, in two parts (Cody-Waite; `nf·0.693359375` and the difference are exact).
+    let r = fma_f32(nf, 2.121_944_4e-4, x - nf * 0.693_359_375);
+    // Fused multiply-adds: half the dependent steps of `p * r + c` (the loop is latency-bound).
     let mut p = 1.987_569_1e-4f32;
-    p = p * r + 1.398_199_9e-3;
-    p = p * r + 8.333_452e-3;
-    p = p * r + 4.166_579_6e-2;
-    p = p * r + 1.666_666_5e-1;
-    p = p * r + 5.000_000_1e-1;
-    let y = p * r * r + r + 1.0;
+    p = fma_f32(p, r, 1.398_199_9e-3);
+    p = fma_f32(p, r, 8.333_452e-3);
+    p = fma_f32(p, r, 4.166_579_6e-2);
+    p = fma_f32(p, r, 1.666_666_5e-1);
+    p = fma_f32(p, r, 5.000_000_1e-1);
+    let y = fma_f32(p, r * r, r) + 1.0;
     // 2^n as two factors 2^h * 2^(n-h), each a normal f32 for n in [-150, 128].
     let h = n >> 1;
     let s1 = f32::from_bits(((h + 127) as u32) << 23);
@@ -132,15 +135,31 @@ pub fn sigmoid_f32(x: f32) -> f32 {
 pub(super) fn exp_in_f64(w: f64) -> f64 {
     let (n, r) = ln2_reduce(w);
     let mut p = 1.0 / 362_880.0;
-    p = p * r + 1.0 / 40_320.0;
-    p = p * r + 1.0 / 5_040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    let e = 1.0 + (r + p * r * r);
+    p = fma_f64(p, r, 1.0 / 40_320.0);
+    p = fma_f64(p, r, 1.0 / 5_040.0);
+    p = fma_f64(p, r, 1.0 / 720.0);
+    p = fma_f64(p, r, 1.0 / 120.0);
+    p = fma_f64(p, r, 1.0 / 24.0);
+    p = fma_f64(p, r, 1.0 / 6.0);
+    p = fma_f64(p, r, 0.5);
+    let e = 1.0 + fma_f64(p, r * r, r);
     e * pow2_f64(n)
+}
+
+/// `e^x` for f32 through [`exp_in_f64`], rounded once (within 1 ulp, nearly always correctly
+/// rounded, as libm's `expf`), branch-free: PyTorch's f16/bf16 `erf` form takes it where libm's
+/// `expf` was a call per element.
+#[inline(always)]
+pub fn exp_f32_via_f64(x: f32) -> f32 {
+    // e^89 overflows f32 and e^-150 underflows to 0: the clamp changes no result; NaN passes.
+    let x = if x > 89.0 {
+        89.0
+    } else if x < -150.0 {
+        -150.0
+    } else {
+        x
+    };
+    exp_in_f64(x as f64) as f32
 }
 
 /// `x = n·ln2 + r`, |r| <= ln2/2, n = round(x/ln2): the reduction of [`exp_in_f64`] and
@@ -188,12 +207,12 @@ pub fn tanh_f32(x: f32) -> f32 {
     let ax = f32::from_bits(x.to_bits() & 0x7fff_ffff);
     let z = x * x;
     let mut p = -5.704_988_7e-3f32;
-    p = p * z + 2.063_908_9e-2;
-    p = p * z - 5.373_971_6e-2;
-    p = p * z + 1.333_144_2e-1;
-    p = p * z - 3.333_328_2e-1;
+    p = fma_f32(p, z, 2.063_908_9e-2);
+    p = fma_f32(p, z, -5.373_971_6e-2);
+    p = fma_f32(p, z, 1.333_144_2e-1);
+    p = fma_f32(p, z, -3.333_328_2e-1);
     // Both on |x|, then the sign of x (so tanh(-0.0) = -0.0).
-    let small = p * z * ax + ax;
+    let small = fma_f32(p * z, ax, ax);
     let big = 1.0 - 2.0 / (exp_f32(2.0 * ax) + 1.0);
     let r = if ax < 0.625 { small } else { big };
     f32::from_bits(r.to_bits() | (x.to_bits() & 0x8000_0000))
@@ -219,14 +238,14 @@ fn log_reduce(x: f32) -> (f32, f32) {
 fn log_poly(f: f32) -> (f32, f32) {
     let z = f * f;
     let mut p = 7.037_683_6e-2f32;
-    p = p * f - 1.151_461_031e-1;
-    p = p * f + 1.167_699_874e-1;
-    p = p * f - 1.242_014_085e-1;
-    p = p * f + 1.424_932_279e-1;
-    p = p * f - 1.666_805_766e-1;
-    p = p * f + 2.000_071_477e-1;
-    p = p * f - 2.499_999_399e-1;
-    p = p * f + 3.333_333_117e-1;
+    p = fma_f32(p, f, -1.151_461_031e-1);
+    p = fma_f32(p, f, 1.167_699_874e-1);
+    p = fma_f32(p, f, -1.242_014_085e-1);
+    p = fma_f32(p, f, 1.424_932_279e-1);
+    p = fma_f32(p, f, -1.666_805_766e-1);
+    p = fma_f32(p, f, 2.000_071_477e-1);
+    p = fma_f32(p, f, -2.499_999_399e-1);
+    p = fma_f32(p, f, 3.333_333_117e-1);
     (p * f * z, z)
 }
 
@@ -431,7 +450,7 @@ fn rem_pio2_narrow(x: f32) -> (u32, f64) {
     let xd = x as f64;
     let k = xd * core::f64::consts::FRAC_2_PI + MAGIC;
     let n = k - MAGIC;
-    let t = ((xd - n * PIO2_1) - n * PIO2_2) - n * PIO2_2T;
+    let t = fma_f64(-n, PIO2_2T, fma_f64(-n, PIO2_2, xd - n * PIO2_1));
     (k.to_bits() as u32, t)
 }
 
@@ -444,11 +463,11 @@ fn sin_or_cos(t: f64, cos: bool) -> f64 {
     let k = |s: f64, c: f64| if cos { c } else { s };
     let z = t * t;
     let p = k(SIN_K[3], COS_K[3]);
-    let p = p * z + k(SIN_K[2], COS_K[2]);
-    let p = p * z + k(SIN_K[1], COS_K[1]);
-    let p = p * z + k(SIN_K[0], COS_K[0]);
+    let p = fma_f64(p, z, k(SIN_K[2], COS_K[2]));
+    let p = fma_f64(p, z, k(SIN_K[1], COS_K[1]));
+    let p = fma_f64(p, z, k(SIN_K[0], COS_K[0]));
     let m = if cos { 1.0 } else { t };
-    m + m * (z * p)
+    fma_f64(m, z * p, m)
 }
 
 /// `sin x` from `x = (4j + q)·π/2 + t`.
@@ -525,12 +544,12 @@ pub fn exp2_f32(x: f32) -> f32 {
     let n = t.to_bits() as i32 - ROUND_MAGIC.to_bits() as i32;
     let r = x - (t - ROUND_MAGIC);
     let mut p = 1.535_336_188_319_500e-4f32;
-    p = p * r + 1.339_887_440_266_574e-3;
-    p = p * r + 9.618_437_357_674_640e-3;
-    p = p * r + 5.550_332_471_162_809e-2;
-    p = p * r + 2.402_264_791_363_012e-1;
-    p = p * r + 6.931_472_028_550_421e-1;
-    let y = p * r + 1.0;
+    p = fma_f32(p, r, 1.339_887_440_266_574e-3);
+    p = fma_f32(p, r, 9.618_437_357_674_640e-3);
+    p = fma_f32(p, r, 5.550_332_471_162_809e-2);
+    p = fma_f32(p, r, 2.402_264_791_363_012e-1);
+    p = fma_f32(p, r, 6.931_472_028_550_421e-1);
+    let y = fma_f32(p, r, 1.0);
     // 2^n as two normal factors, so results in the subnormal range round once.
     let h = n >> 1;
     let s1 = f32::from_bits(((h + 127) as u32) << 23);

@@ -62,12 +62,15 @@ fn log2_abs_f64(x: f32) -> f64 {
     let k = f64::from_bits((ix >> 52) | 0x4330_0000_0000_0000) - (4_503_599_627_370_496.0 + 1023.0);
     let m = f64::from_bits((ix & 0x000f_ffff_ffff_ffff) + SQRT_HALF_BITS);
     let f = m - 1.0;
-    let mut q = Q[0];
-    // Written out: a `for` loop here keeps LLVM from vectorizing the caller's loop.
-    macro_rules! horner {
-        ($($k:literal)*) => {$( q = fma_f64(q, f, Q[$k]); )*};
-    }
-    horner!(1 2 3 4 5 6 7 8 9 10 11 12 13 14);
+    // Estrin's scheme (4 dependent fmas, not Horner's 14: the loop is latency-bound).
+    let c = |i: usize| Q[14 - i];
+    let (f2, f4) = (f * f, f * f * (f * f));
+    let f8 = f4 * f4;
+    let p03 = fma_f64(fma_f64(c(3), f, c(2)), f2, fma_f64(c(1), f, c(0)));
+    let p47 = fma_f64(fma_f64(c(7), f, c(6)), f2, fma_f64(c(5), f, c(4)));
+    let p811 = fma_f64(fma_f64(c(11), f, c(10)), f2, fma_f64(c(9), f, c(8)));
+    let p1214 = fma_f64(c(14), f2, fma_f64(c(13), f, c(12)));
+    let q = fma_f64(fma_f64(p1214, f4, p811), f8, fma_f64(p47, f4, p03));
     let r = fma_f64(f, q, k);
     let r = if ax == 0.0 { f64::NEG_INFINITY } else { r };
     if ax == f32::INFINITY {
@@ -95,11 +98,12 @@ fn exp2_f64(t: f64) -> f64 {
     ];
     let tt = t + MAGIC_F64;
     let r = t - (tt - MAGIC_F64);
-    let mut p = R[0];
-    macro_rules! horner {
-        ($($k:literal)*) => {$( p = fma_f64(p, r, R[$k]); )*};
-    }
-    horner!(1 2 3 4 5 6 7 8);
+    // Estrin's scheme, as in `log2_abs_f64`.
+    let c = |i: usize| R[8 - i];
+    let (r2, r4) = (r * r, r * r * (r * r));
+    let p03 = fma_f64(fma_f64(c(3), r, c(2)), r2, fma_f64(c(1), r, c(0)));
+    let p47 = fma_f64(fma_f64(c(7), r, c(6)), r2, fma_f64(c(5), r, c(4)));
+    let p = fma_f64(c(8), r4 * r4, fma_f64(p47, r4, p03));
     let e = fma_f64(r, p, 1.0);
     // 2^n: n + 1023 into the exponent field (n is in the low bits of tt).
     let scale = f64::from_bits(
