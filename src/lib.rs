@@ -6,6 +6,8 @@
 //! Without the default `std` feature only the `no_std` core is built: [`dtype`], [`promotion`],
 //! [`element`], [`scalar`] and [`functors`]; that is what `gpu/kernels` compiles to PTX.
 #![cfg_attr(not(feature = "std"), no_std)]
+// The PTX build (nightly): `core::f32::math::mul_add`, the device's fma instruction.
+#![cfg_attr(target_arch = "nvptx64", feature(core_float_math))]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 // `gpu_kernel_list!` nests one macro call per op-table line.

@@ -28,6 +28,16 @@ pub const BLOCK: usize = 256;
 /// # Safety
 /// `src + i*stride` must be a valid, aligned `S` for every `i < n`, and `dst` valid for `n` writes.
 unsafe fn load_cast<S: Element, C: Element>(src: *const u8, stride: isize, n: usize, dst: *mut C) {
+    if stride == 0 && n > 0 {
+        // A broadcast value: converted once.
+        // SAFETY: per the function contract (one element, n > 0).
+        let v = convert_value::<S, C>(unsafe { (src as *const S).read() });
+        for i in 0..n {
+            // SAFETY: per the function contract.
+            unsafe { dst.add(i).write(v) };
+        }
+        return;
+    }
     for i in 0..n {
         // SAFETY: per the function contract.
         unsafe {
@@ -256,6 +266,17 @@ mod half_blocks {
         dst: *mut f32,
         load: unsafe fn(*const u8, isize, usize, *mut f32),
     ) {
+        if stride == 0 && n > 0 {
+            // A broadcast value: converted once.
+            let mut v = 0f32;
+            // SAFETY: `src` is one valid 2-byte element (the contract, n > 0); `v` one f32.
+            unsafe { load(src, 2, 1, &mut v) };
+            for i in 0..n {
+                // SAFETY: `dst` valid for `n` writes (the contract).
+                unsafe { dst.add(i).write(v) };
+            }
+            return;
+        }
         let mut bits = [0u16; super::BLOCK];
         let mut done = 0;
         while done < n {
@@ -1090,16 +1111,22 @@ fn transposed_tiles(
     sizes: &[usize],
 ) {
     let nt = sizes.len();
-    let gathered =
-        |i: usize| i > 0 && inner[i] != sizes[i] as isize && outer[i] == sizes[i] as isize;
-    let count = (1..nt).filter(|&i| gathered(i)).count();
+    // (Not a column broadcast, stride 0 along the rows: one value per row, no transpose.)
+    let gathered = |i: usize| {
+        i > 0 && inner[i] != sizes[i] as isize && inner[i] != 0 && outer[i] == sizes[i] as isize
+    };
+    // Inputs laid out like the output (unit stride along the tile's rows): copied row by row.
+    let row_major = |i: usize| i > 0 && !gathered(i) && inner[i] == sizes[i] as isize;
     // Dense tiles: when every other input is a single value (stride 0 both ways: `copy_`,
-    // casts, unary ops, a bound scalar), the gathered inputs are laid out densely (pitch = the
-    // tile's width) and the output tile is computed into a buffer too, so `k` runs once per
-    // tile over `jn * m` contiguous elements instead of once per 64-element row; the output
-    // rows are then copied out.
-    let dense = (1..nt).all(|i| gathered(i) || (inner[i] == 0 && outer[i] == 0));
-    // One 8-byte-aligned buffer of TILE x TILE elements (up to 8 bytes) per gathered input,
+    // casts, unary ops, a bound scalar) or laid out like the output, the gathered inputs are
+    // laid out densely (pitch = the tile's width), the row-major ones copied densely, and the
+    // output tile is computed into a buffer too, so `k` runs once per tile over `jn * m`
+    // contiguous elements instead of once per row (per 64 elements: for bytes, the call cost
+    // more than the work); the output rows are then copied out.
+    let dense = (1..nt).all(|i| gathered(i) || row_major(i) || (inner[i] == 0 && outer[i] == 0));
+    let buffered = |i: usize| gathered(i) || (dense && row_major(i));
+    let count = (1..nt).filter(|&i| buffered(i)).count();
+    // One 8-byte-aligned buffer of TILE x TILE elements (up to 8 bytes) per buffered input,
     // and one for the output tile in the dense mode.
     let mut buf = vec![0u64; (count + dense as usize) * TILE * TILE];
     let base = buf.as_mut_ptr() as *mut u8;
@@ -1108,7 +1135,7 @@ fn transposed_tiles(
     let mut next = 0;
     for i in 0..nt {
         st[i] = inner[i];
-        if gathered(i) {
+        if buffered(i) {
             slot[i] = next;
             next += 1;
             st[i] = sizes[i] as isize;
@@ -1127,7 +1154,7 @@ fn transposed_tiles(
                 let mn = TILE.min(n0 - i1);
                 for i in 0..nt {
                     let e = sizes[i];
-                    let (lines, len, step) = if slot[i] != usize::MAX {
+                    let (lines, len, step) = if gathered(i) {
                         (mn, jn * e, inner[i])
                     } else {
                         (jn, mn * e, outer[i])
@@ -1144,13 +1171,29 @@ fn transposed_tiles(
             }
             let pitch = if dense { m } else { TILE };
             for i in 0..nt {
-                if slot[i] != usize::MAX {
-                    let dst = base.wrapping_add(slot[i] * TILE * TILE * 8);
-                    let src =
-                        ptrs[i].wrapping_offset(j0 as isize * outer[i] + i0 as isize * inner[i]);
+                if slot[i] == usize::MAX {
+                    continue;
+                }
+                let dst = base.wrapping_add(slot[i] * TILE * TILE * 8);
+                let src = ptrs[i].wrapping_offset(j0 as isize * outer[i] + i0 as isize * inner[i]);
+                if gathered(i) {
                     // SAFETY: the iterator's contract: the tile's elements of operand i are
                     // valid; the slot holds TILE * TILE >= jn * pitch 8-byte cells.
                     unsafe { gather_tile(src, inner[i], jn, m, sizes[i], dst, pitch) };
+                } else {
+                    let row = m * sizes[i];
+                    for j in 0..jn {
+                        // SAFETY: row j of the tile is `m` unit-stride elements of operand i
+                        // (the iterator's contract, `row_major`); the slot holds TILE rows of
+                        // `m <= TILE` elements of at most 8 bytes, and is this call's own.
+                        unsafe {
+                            core::ptr::copy_nonoverlapping(
+                                src.wrapping_offset(j as isize * outer[i]),
+                                dst.add(j * row),
+                                row,
+                            )
+                        };
+                    }
                 }
             }
             if dense {

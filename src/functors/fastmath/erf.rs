@@ -77,7 +77,7 @@ fn erfcx(a: f32) -> f32 {
 /// `e^-(s + e) = (1 + w)·2^n` for `s` in [0, 121] and `|e| <= ulp(s)/2`: returns `(w, n)`.
 #[inline(always)]
 fn exp_neg(s: f32, e: f32) -> (f32, i32) {
-    const LN2_HI: f32 = 0.693_147_2;
+    const LN2_HI: f32 = core::f32::consts::LN_2;
     const LN2_LO: f32 = -1.904_654_2e-9;
     const ROUND_MAGIC: f32 = 12_582_912.0;
     let t = -s * core::f32::consts::LOG2_E + ROUND_MAGIC;

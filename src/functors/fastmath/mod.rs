@@ -59,14 +59,20 @@ use super::real::{sqrt_f32, sqrt_f64};
 
 /// The fused multiply-add `a·b + c` (one rounding). With std, `f32::mul_add`: the instruction
 /// in the kernels' AVX2/AVX-512 builds (`kernels::isa`), the C library's `fmaf` elsewhere;
-/// without std (the PTX build), libm's software one. All exact: the same bits on every path.
+/// the device's instruction in the PTX build; libm's software one in other `no_std` builds.
+/// All exact: the same bits on every path.
 #[inline(always)]
 pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
     #[cfg(feature = "std")]
     {
         a.mul_add(b, c)
     }
-    #[cfg(not(feature = "std"))]
+    // The device's fused multiply-add instruction in the PTX build (nightly, as that build is).
+    #[cfg(all(not(feature = "std"), target_arch = "nvptx64"))]
+    {
+        core::f32::math::mul_add(a, b, c)
+    }
+    #[cfg(all(not(feature = "std"), not(target_arch = "nvptx64")))]
     {
         libm::fmaf(a, b, c)
     }
@@ -79,7 +85,12 @@ pub fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
     {
         a.mul_add(b, c)
     }
-    #[cfg(not(feature = "std"))]
+    // The device's fused multiply-add instruction in the PTX build (nightly, as that build is).
+    #[cfg(all(not(feature = "std"), target_arch = "nvptx64"))]
+    {
+        core::f64::math::mul_add(a, b, c)
+    }
+    #[cfg(all(not(feature = "std"), not(target_arch = "nvptx64")))]
     {
         libm::fma(a, b, c)
     }
