@@ -444,6 +444,32 @@ impl<C: Element> Input<C> {
             load: loader::<C>(stored),
         }
     }
+
+    /// The `m` elements of this input from element `start` on (at byte stride `stride` from
+    /// `p`) as a contiguous run of `C`: the tensor's own memory when it is stored contiguously
+    /// as `C`, else gathered and converted into `buf`.
+    ///
+    /// # Safety
+    /// The iterator's contract for those `m` elements; `m <= BLOCK`.
+    #[inline(always)]
+    unsafe fn block(
+        &self,
+        p: *const u8,
+        stride: isize,
+        start: usize,
+        m: usize,
+        buf: &mut BlockBuf<C>,
+    ) -> *const C {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let p = p.offset(start as isize * stride);
+            if self.direct && stride == size_of::<C>() as isize {
+                return p.cast::<C>();
+            }
+            (self.load)(p, stride, m, buf.as_mut_ptr());
+        }
+        buf.as_ptr()
+    }
 }
 
 #[derive(Copy, Clone)]
@@ -457,6 +483,36 @@ impl<O: Element> Output<O> {
         Output {
             direct: stored == O::DTYPE,
             store: storer::<O>(stored),
+        }
+    }
+
+    /// Whether the output (at byte stride `stride`) is written in place, not through a buffer.
+    #[inline(always)]
+    fn in_place(&self, stride: isize) -> bool {
+        self.direct && stride == size_of::<O>() as isize
+    }
+
+    /// Where a kernel writes the output's `m` elements from element `start` on: the tensor's
+    /// own memory when [`Output::in_place`], else `buf` (then [`Output::finish`] stores it).
+    #[inline(always)]
+    fn block(&self, p: *mut u8, stride: isize, start: usize, buf: &mut BlockBuf<O>) -> *mut O {
+        if self.in_place(stride) {
+            p.wrapping_offset(start as isize * stride).cast::<O>()
+        } else {
+            buf.as_mut_ptr()
+        }
+    }
+
+    /// Converts and scatters `buf`'s `m` elements to element `start` on, unless the block was
+    /// written in place.
+    ///
+    /// # Safety
+    /// The iterator's contract for those `m` elements; `buf` holds them (written by the kernel).
+    #[inline(always)]
+    unsafe fn finish(&self, buf: &BlockBuf<O>, p: *mut u8, stride: isize, start: usize, m: usize) {
+        if !self.in_place(stride) {
+            // SAFETY: the caller's contract.
+            unsafe { (self.store)(buf.as_ptr(), p.offset(start as isize * stride), stride, m) };
         }
     }
 }
@@ -691,29 +747,15 @@ where
                 // Strided: through the block buffers below, so that the functor runs over
                 // contiguous blocks (vectorized) whatever the layout.
             }
+            // Operands already stored contiguously in their compute type are used in place.
             let (mut a_buf, mut o_buf) = (BlockBuf::<C>::new(), BlockBuf::<O<F, C>>::new());
-            // An operand already stored contiguously in the compute type is used in place.
-            let (a_in_place, o_in_place) = (inp.direct && sa == ea, out.direct && so == eo);
             let mut start = 0;
             while start < n {
                 let m = BLOCK.min(n - start);
-                let s = start as isize;
-                let a = if a_in_place {
-                    pa.offset(s * sa).cast::<C>()
-                } else {
-                    (inp.load)(pa.offset(s * sa), sa, m, a_buf.as_mut_ptr());
-                    a_buf.as_ptr()
-                };
-                let o = if o_in_place {
-                    po.offset(s * so).cast::<O<F, C>>()
-                } else {
-                    o_buf.as_mut_ptr()
-                };
+                let a = inp.block(pa, sa, start, m, &mut a_buf);
                 // Contiguous blocks: the vectorized loop.
-                contiguous_unary(&f, o, a, m);
-                if !o_in_place {
-                    (out.store)(o_buf.as_ptr(), po.offset(s * so), so, m);
-                }
+                contiguous_unary(&f, out.block(po, so, start, &mut o_buf), a, m);
+                out.finish(&o_buf, po, so, start, m);
                 start += m;
             }
         }
@@ -766,37 +808,16 @@ where
             }
             let (mut a_buf, mut b_buf) = (BlockBuf::<A>::new(), BlockBuf::<B>::new());
             let mut o_buf = BlockBuf::<O<F, A, B>>::new();
-            // An operand already stored contiguously in its compute type is used in place
-            // (a step-2 or reversed input next to a contiguous one and the output: one gather,
-            // not three copies).
-            let a_in_place = ia.direct && sa == ea;
-            let b_in_place = ib.direct && sb == eb;
-            let o_in_place = out.direct && so == eo;
+            // Operands stored contiguously in their compute type are used in place (a step-2
+            // or reversed input next to a contiguous one and the output: one gather, not three
+            // copies).
             let mut start = 0;
             while start < n {
                 let m = BLOCK.min(n - start);
-                let s = start as isize;
-                let a = if a_in_place {
-                    pa.offset(s * sa).cast::<A>()
-                } else {
-                    (ia.load)(pa.offset(s * sa), sa, m, a_buf.as_mut_ptr());
-                    a_buf.as_ptr()
-                };
-                let b = if b_in_place {
-                    pb.offset(s * sb).cast::<B>()
-                } else {
-                    (ib.load)(pb.offset(s * sb), sb, m, b_buf.as_mut_ptr());
-                    b_buf.as_ptr()
-                };
-                let o = if o_in_place {
-                    po.offset(s * so).cast::<O<F, A, B>>()
-                } else {
-                    o_buf.as_mut_ptr()
-                };
-                contiguous_binary(&f, o, a, b, m);
-                if !o_in_place {
-                    (out.store)(o_buf.as_ptr(), po.offset(s * so), so, m);
-                }
+                let a = ia.block(pa, sa, start, m, &mut a_buf);
+                let b = ib.block(pb, sb, start, m, &mut b_buf);
+                contiguous_binary(&f, out.block(po, so, start, &mut o_buf), a, b, m);
+                out.finish(&o_buf, po, so, start, m);
                 start += m;
             }
         }
@@ -848,41 +869,14 @@ where
             let (mut c_buf, mut o_buf) = (BlockBuf::<C>::new(), BlockBuf::<O<F, A, B, C>>::new());
             // Operands stored contiguously in their compute type are used in place, as in
             // `binary`.
-            let a_in_place = ia.direct && sa == size_of::<A>() as isize;
-            let b_in_place = ib.direct && sb == size_of::<B>() as isize;
-            let c_in_place = ic.direct && sc == size_of::<C>() as isize;
-            let o_in_place = out.direct && so == size_of::<O<F, A, B, C>>() as isize;
             let mut start = 0;
             while start < n {
                 let m = BLOCK.min(n - start);
-                let s = start as isize;
-                let a = if a_in_place {
-                    pa.offset(s * sa).cast::<A>()
-                } else {
-                    (ia.load)(pa.offset(s * sa), sa, m, a_buf.as_mut_ptr());
-                    a_buf.as_ptr()
-                };
-                let b = if b_in_place {
-                    pb.offset(s * sb).cast::<B>()
-                } else {
-                    (ib.load)(pb.offset(s * sb), sb, m, b_buf.as_mut_ptr());
-                    b_buf.as_ptr()
-                };
-                let c = if c_in_place {
-                    pc.offset(s * sc).cast::<C>()
-                } else {
-                    (ic.load)(pc.offset(s * sc), sc, m, c_buf.as_mut_ptr());
-                    c_buf.as_ptr()
-                };
-                let o = if o_in_place {
-                    po.offset(s * so).cast::<O<F, A, B, C>>()
-                } else {
-                    o_buf.as_mut_ptr()
-                };
-                contiguous_ternary(&f, o, a, b, c, m);
-                if !o_in_place {
-                    (out.store)(o_buf.as_ptr(), po.offset(s * so), so, m);
-                }
+                let a = ia.block(pa, sa, start, m, &mut a_buf);
+                let b = ib.block(pb, sb, start, m, &mut b_buf);
+                let c = ic.block(pc, sc, start, m, &mut c_buf);
+                contiguous_ternary(&f, out.block(po, so, start, &mut o_buf), a, b, c, m);
+                out.finish(&o_buf, po, so, start, m);
                 start += m;
             }
         }
