@@ -386,8 +386,16 @@ fn half_precision_block_path_is_exact() {
 #[test]
 fn transposed_gather_all_element_sizes() {
     // One or two transposed inputs (gathered into the tile buffer) for 1-, 2-, 4- and 8-byte
-    // elements, past and around the tile size, into a contiguous output.
-    for (r, c) in [(64, 64), (65, 130), (130, 65), (129, 257)] {
+    // elements, past and around the tile sizes (64 rows by 2 KiB of the widest element) and the
+    // block transposes' sizes (16, 8, 4, 2), into a contiguous output.
+    for (r, c) in [
+        (64, 64),
+        (65, 130),
+        (130, 65),
+        (129, 257),
+        (70, 2085),
+        (131, 529),
+    ] {
         for dtype in [
             DType::U8,
             DType::Bool,

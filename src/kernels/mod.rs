@@ -19,6 +19,7 @@ use crate::iter::{LoopCost, TensorIterator};
 use isa::on_widest_isa;
 
 pub(crate) mod isa;
+mod transpose;
 
 /// Elements per block on the casting path: 256 x 8 bytes x 4 operands = 8 KiB of stack.
 pub const BLOCK: usize = 256;
@@ -919,8 +920,8 @@ pub(crate) fn run_kernel(iter: &TensorIterator, cost: LoopCost, k: Kernel) {
 
 /// Operands (outputs first) that [`walk_2d`] handles: an output and up to three inputs.
 pub const MAX_WALK_OPERANDS: usize = 4;
-/// Side of a tile (elements) on the transposed path of [`walk_2d`].
-pub const TILE: usize = 64;
+/// Both extents of a block at least this take the transposed (tiled) path of [`walk_2d`].
+pub const TILED_MIN_EXTENT: usize = 64;
 /// Inner extents up to this take the replicated-period path of [`walk_2d`].
 pub const SMALL_INNER: usize = 16;
 /// Elements of one replicated period buffer (a multiple of the inner extent is used).
@@ -937,8 +938,9 @@ pub(crate) type Kernel<'a> = &'a (dyn Fn(&[*mut u8], &[isize], usize) + Sync + S
 /// row:
 ///
 /// * **transposed** (an input whose inner stride cannot be made unit but whose outer stride
-///   is: `a.t() + b`, `out.copy_(&a.t())`): the block is walked in `TILE x TILE` tiles, so the
-///   lines of the transposed operand that a tile touches stay in L1 while it is consumed;
+///   is: `a.t() + b`, `out.copy_(&a.t())`): the block is walked in tiles whose transposed inputs
+///   are gathered into the output's order by in-register block transposes
+///   ([`transpose::transposed_tiles`]);
 /// * **small inner extent** (`[N,3] + [3]`: `n0 <= SMALL_INNER`, after coalescing): every
 ///   operand is either dense across the whole block (outer stride = n0 x inner) or periodic
 ///   (outer stride 0, inner unit); the periodic ones are replicated into an L1 buffer of a few
@@ -973,8 +975,12 @@ pub fn walk_2d(
     // (and not stride 0 along them: that is a column broadcast, one value per row, which
     // the row loop keeps in a register).
     let transposed = |i: usize| !unit(i) && inner[i] != 0 && outer[i] == es(i);
-    if n0 >= TILE && n1 >= TILE && unit(0) && (1..nt).any(transposed) {
-        transposed_tiles(k, ptrs, inner, outer, n0, n1, sizes);
+    if n0 >= TILED_MIN_EXTENT
+        && n1 >= TILED_MIN_EXTENT
+        && unit(0)
+        && (1..nt).any(transposed)
+        && transpose::transposed_tiles(k, ptrs, inner, outer, n0, n1, sizes)
+    {
         return;
     }
     let mut p = [core::ptr::null_mut::<u8>(); MAX_WALK_OPERANDS];
@@ -1033,216 +1039,4 @@ fn small_inner(
         k(&q[..nt], &st[..nt], m);
         done += m;
     }
-}
-
-/// Copies a `rows x cols` tile of `e`-byte elements at `src` (byte strides: `col_stride` along
-/// a tile row, `e` from one tile row to the next, i.e. the source is transposed) into `dst` as
-/// rows of `pitch >= cols` elements. The source is read in memory order.
-///
-/// # Safety
-/// Every source element of the tile is valid; `dst` holds `rows * pitch` elements of `e` bytes
-/// suitably aligned (8 bytes).
-unsafe fn gather_tile(
-    src: *const u8,
-    col_stride: isize,
-    rows: usize,
-    cols: usize,
-    e: usize,
-    dst: *mut u8,
-    pitch: usize,
-) {
-    #[inline(always)]
-    unsafe fn go<T: Copy>(
-        src: *const u8,
-        cs: isize,
-        rows: usize,
-        cols: usize,
-        dst: *mut T,
-        pitch: usize,
-    ) {
-        for c in 0..cols {
-            // SAFETY: the caller's contract; a source line is `rows` contiguous elements.
-            unsafe {
-                let line = src.offset(c as isize * cs) as *const T;
-                for r in 0..rows {
-                    dst.add(r * pitch + c).write(line.add(r).read());
-                }
-            }
-        }
-    }
-    // SAFETY: (each arm) the caller's contract, with T of the element's size.
-    unsafe {
-        match e {
-            1 => go::<u8>(src, col_stride, rows, cols, dst, pitch),
-            2 => go::<u16>(src, col_stride, rows, cols, dst as *mut u16, pitch),
-            4 => go::<u32>(src, col_stride, rows, cols, dst as *mut u32, pitch),
-            8 => go::<u64>(src, col_stride, rows, cols, dst as *mut u64, pitch),
-            _ => {
-                for c in 0..cols {
-                    for r in 0..rows {
-                        core::ptr::copy_nonoverlapping(
-                            src.offset(c as isize * col_stride + (r * e) as isize),
-                            dst.add((r * pitch + c) * e),
-                            e,
-                        );
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// The transposed walk of [`walk_2d`]: `TILE x TILE` tiles; each transposed input (outer
-/// stride = its element size) is first gathered into an L1 buffer in the output's order, then
-/// `k` runs over the tile's rows with every operand at its own unit (or original) stride.
-fn transposed_tiles(
-    k: Kernel,
-    ptrs: &[*mut u8],
-    inner: &[isize],
-    outer: &[isize],
-    n0: usize,
-    n1: usize,
-    sizes: &[usize],
-) {
-    let nt = sizes.len();
-    // (Not a column broadcast, stride 0 along the rows: one value per row, no transpose.)
-    let gathered = |i: usize| {
-        i > 0 && inner[i] != sizes[i] as isize && inner[i] != 0 && outer[i] == sizes[i] as isize
-    };
-    // Inputs laid out like the output (unit stride along the tile's rows): copied row by row.
-    let row_major = |i: usize| i > 0 && !gathered(i) && inner[i] == sizes[i] as isize;
-    // Dense tiles: when every other input is a single value (stride 0 both ways: `copy_`,
-    // casts, unary ops, a bound scalar) or laid out like the output, the gathered inputs are
-    // laid out densely (pitch = the tile's width), the row-major ones copied densely, and the
-    // output tile is computed into a buffer too, so `k` runs once per tile over `jn * m`
-    // contiguous elements instead of once per row (per 64 elements: for bytes, the call cost
-    // more than the work); the output rows are then copied out.
-    let dense = (1..nt).all(|i| gathered(i) || row_major(i) || (inner[i] == 0 && outer[i] == 0));
-    let buffered = |i: usize| gathered(i) || (dense && row_major(i));
-    let count = (1..nt).filter(|&i| buffered(i)).count();
-    // One 8-byte-aligned buffer of TILE x TILE elements (up to 8 bytes) per buffered input,
-    // and one for the output tile in the dense mode.
-    let mut buf = vec![0u64; (count + dense as usize) * TILE * TILE];
-    let base = buf.as_mut_ptr() as *mut u8;
-    let mut slot = [usize::MAX; MAX_WALK_OPERANDS];
-    let mut st = [0isize; MAX_WALK_OPERANDS];
-    let mut next = 0;
-    for i in 0..nt {
-        st[i] = inner[i];
-        if buffered(i) {
-            slot[i] = next;
-            next += 1;
-            st[i] = sizes[i] as isize;
-        }
-    }
-    let mut p = [core::ptr::null_mut::<u8>(); MAX_WALK_OPERANDS];
-    for j0 in (0..n1).step_by(TILE) {
-        let jn = TILE.min(n1 - j0);
-        for i0 in (0..n0).step_by(TILE) {
-            let m = TILE.min(n0 - i0);
-            // The next tile's lines are scattered over 64 rows of every operand (4 cache lines
-            // each), too many streams for the hardware prefetcher: ask for them now, so that
-            // they arrive while this tile is computed.
-            let i1 = i0 + TILE;
-            if i1 < n0 {
-                let mn = TILE.min(n0 - i1);
-                for i in 0..nt {
-                    let e = sizes[i];
-                    let (lines, len, step) = if gathered(i) {
-                        (mn, jn * e, inner[i])
-                    } else {
-                        (jn, mn * e, outer[i])
-                    };
-                    let start =
-                        ptrs[i].wrapping_offset(j0 as isize * outer[i] + i1 as isize * inner[i]);
-                    for l in 0..lines {
-                        let line = start.wrapping_offset(l as isize * step);
-                        for b in (0..len).step_by(64) {
-                            prefetch(line.wrapping_add(b));
-                        }
-                    }
-                }
-            }
-            let pitch = if dense { m } else { TILE };
-            for i in 0..nt {
-                if slot[i] == usize::MAX {
-                    continue;
-                }
-                let dst = base.wrapping_add(slot[i] * TILE * TILE * 8);
-                let src = ptrs[i].wrapping_offset(j0 as isize * outer[i] + i0 as isize * inner[i]);
-                if gathered(i) {
-                    // SAFETY: the iterator's contract: the tile's elements of operand i are
-                    // valid; the slot holds TILE * TILE >= jn * pitch 8-byte cells.
-                    unsafe { gather_tile(src, inner[i], jn, m, sizes[i], dst, pitch) };
-                } else {
-                    let row = m * sizes[i];
-                    for j in 0..jn {
-                        // SAFETY: row j of the tile is `m` unit-stride elements of operand i
-                        // (the iterator's contract, `row_major`); the slot holds TILE rows of
-                        // `m <= TILE` elements of at most 8 bytes, and is this call's own.
-                        unsafe {
-                            core::ptr::copy_nonoverlapping(
-                                src.wrapping_offset(j as isize * outer[i]),
-                                dst.add(j * row),
-                                row,
-                            )
-                        };
-                    }
-                }
-            }
-            if dense {
-                let out_tile = base.wrapping_add(count * TILE * TILE * 8);
-                p[0] = out_tile;
-                for (i, q) in p[..nt].iter_mut().enumerate().skip(1) {
-                    *q = if slot[i] != usize::MAX {
-                        base.wrapping_add(slot[i] * TILE * TILE * 8)
-                    } else {
-                        ptrs[i]
-                    };
-                }
-                let mut unit = [0isize; MAX_WALK_OPERANDS];
-                for i in 0..nt {
-                    unit[i] = if i == 0 || slot[i] != usize::MAX {
-                        sizes[i] as isize
-                    } else {
-                        0
-                    };
-                }
-                k(&p[..nt], &unit[..nt], jn * m);
-                let row = m * sizes[0];
-                for j in 0..jn {
-                    let dst = ptrs[0]
-                        .wrapping_offset((j0 + j) as isize * outer[0] + i0 as isize * inner[0]);
-                    // SAFETY: the output's row j of the tile is `m` valid unit-stride elements
-                    // (the iterator's contract; `unit(0)`), the buffer's row j holds them as
-                    // `k` wrote them; the two never overlap (the buffer is this call's own).
-                    unsafe { core::ptr::copy_nonoverlapping(out_tile.add(j * row), dst, row) };
-                }
-                continue;
-            }
-            for j in 0..jn {
-                for (i, q) in p[..nt].iter_mut().enumerate() {
-                    *q = if slot[i] != usize::MAX {
-                        base.wrapping_add(slot[i] * TILE * TILE * 8 + j * TILE * sizes[i])
-                    } else {
-                        ptrs[i]
-                            .wrapping_offset((j0 + j) as isize * outer[i] + i0 as isize * inner[i])
-                    };
-                }
-                k(&p[..nt], &st[..nt], m);
-            }
-        }
-    }
-}
-
-/// A hint to load the cache line at `p` (never faults, whatever `p` is).
-#[inline(always)]
-fn prefetch(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetch is a hint; it does not access memory architecturally and never faults.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }

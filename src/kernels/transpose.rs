@@ -1,0 +1,501 @@
+//! The tile walk for an input transposed against the output (`a.t() + b`, `out.copy_(&a.t())`,
+//! `a.t().contiguous()`, a unary op on `a.t()`), and the in-register block transposes that
+//! gather such an input into the output's order.
+//!
+//! Why these tile shapes: the output (and every input laid out like it) is read and written in
+//! runs of one tile row, the transposed input in runs of one tile column. Square 64 x 64 tiles of
+//! f32 make both runs 256 bytes, and a 4096 x 4096 transposed add then ran at 5x the copy limit
+//! (short runs scattered over 64 rows of 16 KiB each: one page and one DRAM row per run). Runs of
+//! 2 KiB along the output and 64 elements along the transposed input halved that (measured
+//! standalone at 16M elements: f32 53 -> 33 ms, u8 21 -> 12 ms, against 16-18 and 4 ms for the
+//! contiguous add); a scalar gather into 2 KiB rows is slower than the old square tiles (strided
+//! single-element stores), so the gather transposes 16 x 16 bytes, 8 x 8 halves and 8 x 8 / 4 x 4
+//! words in vector registers. Software prefetching of the next tile only cost time with these
+//! shapes.
+
+use super::{Kernel, MAX_WALK_OPERANDS};
+
+/// Rows of a tile (along the output's outer dim): each transposed input is read in runs of this
+/// many elements.
+pub const TILE_ROWS: usize = 64;
+/// Bytes of one tile row of the widest operand: the output is written (and inputs laid out like
+/// it are read) in runs of this many bytes.
+pub const TILE_ROW_BYTES: usize = 2048;
+
+/// The transposed walk of [`super::walk_2d`]: tiles of [`TILE_ROWS`] rows (`n1`) by
+/// `TILE_ROW_BYTES / widest element` columns (`n0`); each transposed input (inner stride not its
+/// element size, outer stride its element size) is first gathered into a buffer in the output's
+/// order, then `k` runs over the tile's rows with every other operand at its own strides.
+/// Returns `false` (nothing done) when the tile buffers cannot be allocated: the caller walks
+/// row by row instead.
+pub(super) fn transposed_tiles(
+    k: Kernel,
+    ptrs: &[*mut u8],
+    inner: &[isize],
+    outer: &[isize],
+    n0: usize,
+    n1: usize,
+    sizes: &[usize],
+) -> bool {
+    let nt = sizes.len();
+    // (Not a column broadcast, stride 0 along the rows: one value per row, no transpose.)
+    let gathered = |i: usize| {
+        i > 0 && inner[i] != sizes[i] as isize && inner[i] != 0 && outer[i] == sizes[i] as isize
+    };
+    let widest = sizes.iter().copied().max().unwrap_or(1).max(1);
+    let cols = (TILE_ROW_BYTES / widest).max(1);
+    let slot_bytes = TILE_ROWS * cols * widest;
+    let count = (1..nt).filter(|&i| gathered(i)).count();
+    // 8-byte cells, so that every element type is aligned in the buffer.
+    let cells = count * slot_bytes / 8;
+    let mut buf: Vec<u64> = Vec::new();
+    if buf.try_reserve_exact(cells).is_err() {
+        return false;
+    }
+    buf.resize(cells, 0);
+    let base = buf.as_mut_ptr() as *mut u8;
+    let mut slot = [usize::MAX; MAX_WALK_OPERANDS];
+    let mut st = [0isize; MAX_WALK_OPERANDS];
+    let mut next = 0;
+    for i in 0..nt {
+        st[i] = inner[i];
+        if gathered(i) {
+            slot[i] = next;
+            next += 1;
+            st[i] = sizes[i] as isize;
+        }
+    }
+    let mut p = [core::ptr::null_mut::<u8>(); MAX_WALK_OPERANDS];
+    for j0 in (0..n1).step_by(TILE_ROWS) {
+        let jn = TILE_ROWS.min(n1 - j0);
+        for i0 in (0..n0).step_by(cols) {
+            let m = cols.min(n0 - i0);
+            for i in 0..nt {
+                if slot[i] == usize::MAX {
+                    continue;
+                }
+                let dst = base.wrapping_add(slot[i] * slot_bytes);
+                let src = ptrs[i].wrapping_offset(j0 as isize * outer[i] + i0 as isize * inner[i]);
+                // SAFETY: the iterator's contract: the tile's `jn x m` elements of operand i are
+                // valid (source line c at `src + c * inner[i]` holds `jn` contiguous elements);
+                // the slot holds TILE_ROWS * cols >= jn * cols elements of sizes[i] <= widest
+                // bytes, 8-byte aligned, and is this call's own.
+                unsafe { gather_tile(src, inner[i], jn, m, sizes[i], dst, cols) };
+            }
+            for j in 0..jn {
+                for (i, q) in p[..nt].iter_mut().enumerate() {
+                    *q = if slot[i] != usize::MAX {
+                        base.wrapping_add(slot[i] * slot_bytes + j * cols * sizes[i])
+                    } else {
+                        ptrs[i]
+                            .wrapping_offset((j0 + j) as isize * outer[i] + i0 as isize * inner[i])
+                    };
+                }
+                k(&p[..nt], &st[..nt], m);
+            }
+        }
+    }
+    true
+}
+
+/// Copies a `rows x cols` tile of `e`-byte elements at `src` (byte strides: `col_stride` from
+/// one source line to the next, `e` along a line: source line `c` holds the tile's column `c`)
+/// into `dst` as rows of `pitch >= cols` elements: `dst[r * pitch + c] = line_c[r]`.
+///
+/// # Safety
+/// Every source element of the tile is valid for reads; `dst` is valid for `rows * pitch`
+/// elements of `e` bytes, aligned to `e` (at most 8), and overlaps no source element.
+unsafe fn gather_tile(
+    src: *const u8,
+    col_stride: isize,
+    rows: usize,
+    cols: usize,
+    e: usize,
+    dst: *mut u8,
+    pitch: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::isa::{VectorIsa, vector_isa};
+        // SAFETY: (each arm) the caller's contract; the AVX copies only where the CPU has AVX
+        // (every CPU with AVX2 does).
+        unsafe {
+            match e {
+                1 => return x86::gather::<x86::Bytes16>(src, col_stride, rows, cols, dst, pitch),
+                2 => return x86::gather::<x86::Halves8>(src, col_stride, rows, cols, dst, pitch),
+                4 if vector_isa() >= VectorIsa::Avx2 => {
+                    return x86::gather_avx_words(src, col_stride, rows, cols, dst, pitch);
+                }
+                4 => return x86::gather::<x86::Words4>(src, col_stride, rows, cols, dst, pitch),
+                8 if vector_isa() >= VectorIsa::Avx2 => {
+                    return x86::gather_avx_doubles(src, col_stride, rows, cols, dst, pitch);
+                }
+                8 => return x86::gather::<x86::Doubles2>(src, col_stride, rows, cols, dst, pitch),
+                _ => {}
+            }
+        }
+    }
+    // SAFETY: the caller's contract.
+    unsafe { gather_scalar(src, col_stride, 0, rows, 0, cols, e, dst, pitch) }
+}
+
+/// The element-by-element gather of source lines `c0..c1`, elements `r0..r1`, as
+/// [`gather_tile`] (its remainder past whole blocks, and every element size off x86-64).
+///
+/// # Safety
+/// [`gather_tile`]'s contract for the sub-tile.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn gather_scalar(
+    src: *const u8,
+    col_stride: isize,
+    r0: usize,
+    r1: usize,
+    c0: usize,
+    c1: usize,
+    e: usize,
+    dst: *mut u8,
+    pitch: usize,
+) {
+    #[inline(always)]
+    unsafe fn go<T: Copy>(
+        src: *const u8,
+        cs: isize,
+        (r0, r1, c0, c1): (usize, usize, usize, usize),
+        dst: *mut T,
+        pitch: usize,
+    ) {
+        for c in c0..c1 {
+            // SAFETY: the caller's contract; a source line is contiguous elements of T.
+            unsafe {
+                let line = src.offset(c as isize * cs) as *const T;
+                for r in r0..r1 {
+                    dst.add(r * pitch + c).write(line.add(r).read());
+                }
+            }
+        }
+    }
+    let span = (r0, r1, c0, c1);
+    // SAFETY: (each arm) the caller's contract, with T of the element's size and alignment.
+    unsafe {
+        match e {
+            1 => go::<u8>(src, col_stride, span, dst, pitch),
+            2 => go::<u16>(src, col_stride, span, dst as *mut u16, pitch),
+            4 => go::<u32>(src, col_stride, span, dst as *mut u32, pitch),
+            8 => go::<u64>(src, col_stride, span, dst as *mut u64, pitch),
+            _ => {
+                for c in c0..c1 {
+                    for r in r0..r1 {
+                        core::ptr::copy_nonoverlapping(
+                            src.offset(c as isize * col_stride + (r * e) as isize),
+                            dst.add((r * pitch + c) * e),
+                            e,
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Block transposes in SSE2 (every x86-64 CPU) and AVX registers. Loads and stores are
+/// unaligned; the shuffles move bits and never look at them (no float arithmetic: NaN
+/// payloads and signalling NaNs pass through unchanged).
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use core::arch::x86_64::*;
+
+    /// A `B x B` transpose of `E`-byte elements in registers.
+    pub(super) trait Block {
+        const B: usize;
+        const E: usize;
+        /// Source line `c < B` at `s + c * ss` (B contiguous elements) -> destination row
+        /// `r < B` at `d + r * ds`: `d_r[c] = s_c[r]`.
+        ///
+        /// # Safety
+        /// The B lines of B elements are valid for reads, the B rows valid for writes.
+        unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize);
+    }
+
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> __m128i {
+        // SAFETY: the caller's: 16 readable bytes at p (unaligned load).
+        unsafe { _mm_loadu_si128(p as *const __m128i) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut u8, v: __m128i) {
+        // SAFETY: the caller's: 16 writable bytes at p (unaligned store).
+        unsafe { _mm_storeu_si128(p as *mut __m128i, v) }
+    }
+
+    /// 16 x 16 bytes: four rounds of interleaving (8-, 16-, 32-, 64-bit units).
+    pub(super) struct Bytes16;
+    impl Block for Bytes16 {
+        const B: usize = 16;
+        const E: usize = 1;
+        #[inline(always)]
+        unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
+            // SAFETY: the trait's contract: 16 lines of 16 bytes, 16 rows of 16 bytes.
+            unsafe {
+                let mut r = [_mm_setzero_si128(); 16];
+                for (k, v) in r.iter_mut().enumerate() {
+                    *v = load(s.offset(k as isize * ss));
+                }
+                // t[2k], t[2k+1]: lines 2k, 2k+1 paired, elements 0..8 and 8..16.
+                let mut t = [_mm_setzero_si128(); 16];
+                for k in 0..8 {
+                    t[2 * k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
+                    t[2 * k + 1] = _mm_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
+                }
+                // u[4k + q]: lines 4k..4k+4 of elements 4q..4q+4.
+                let mut u = [_mm_setzero_si128(); 16];
+                for k in 0..4 {
+                    for h in 0..2 {
+                        let (a, b) = (t[4 * k + h], t[4 * k + 2 + h]);
+                        u[4 * k + 2 * h] = _mm_unpacklo_epi16(a, b);
+                        u[4 * k + 2 * h + 1] = _mm_unpackhi_epi16(a, b);
+                    }
+                }
+                // v[8k + p]: lines 8k..8k+8 of elements 2p, 2p+1.
+                let mut v = [_mm_setzero_si128(); 16];
+                for k in 0..2 {
+                    for q in 0..4 {
+                        let (a, b) = (u[8 * k + q], u[8 * k + 4 + q]);
+                        v[8 * k + 2 * q] = _mm_unpacklo_epi32(a, b);
+                        v[8 * k + 2 * q + 1] = _mm_unpackhi_epi32(a, b);
+                    }
+                }
+                for p in 0..8 {
+                    let (a, b) = (v[p], v[8 + p]);
+                    store(d.offset(2 * p as isize * ds), _mm_unpacklo_epi64(a, b));
+                    store(
+                        d.offset((2 * p + 1) as isize * ds),
+                        _mm_unpackhi_epi64(a, b),
+                    );
+                }
+            }
+        }
+    }
+
+    /// 8 x 8 two-byte elements: three rounds (16-, 32-, 64-bit units).
+    pub(super) struct Halves8;
+    impl Block for Halves8 {
+        const B: usize = 8;
+        const E: usize = 2;
+        #[inline(always)]
+        unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
+            // SAFETY: the trait's contract: 8 lines of 16 bytes, 8 rows of 16 bytes.
+            unsafe {
+                let mut r = [_mm_setzero_si128(); 8];
+                for (k, v) in r.iter_mut().enumerate() {
+                    *v = load(s.offset(k as isize * ss));
+                }
+                // t[2k], t[2k+1]: lines 2k, 2k+1 paired, elements 0..4 and 4..8.
+                let mut t = [_mm_setzero_si128(); 8];
+                for k in 0..4 {
+                    t[2 * k] = _mm_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
+                    t[2 * k + 1] = _mm_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
+                }
+                // u[4g + q]: lines 4g..4g+4 of elements 2q, 2q+1.
+                let mut u = [_mm_setzero_si128(); 8];
+                for g in 0..2 {
+                    for h in 0..2 {
+                        let (a, b) = (t[4 * g + h], t[4 * g + 2 + h]);
+                        u[4 * g + 2 * h] = _mm_unpacklo_epi32(a, b);
+                        u[4 * g + 2 * h + 1] = _mm_unpackhi_epi32(a, b);
+                    }
+                }
+                for q in 0..4 {
+                    let (a, b) = (u[q], u[4 + q]);
+                    store(d.offset(2 * q as isize * ds), _mm_unpacklo_epi64(a, b));
+                    store(
+                        d.offset((2 * q + 1) as isize * ds),
+                        _mm_unpackhi_epi64(a, b),
+                    );
+                }
+            }
+        }
+    }
+
+    /// 4 x 4 four-byte elements (SSE2).
+    pub(super) struct Words4;
+    impl Block for Words4 {
+        const B: usize = 4;
+        const E: usize = 4;
+        #[inline(always)]
+        unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
+            // SAFETY: the trait's contract: 4 lines of 16 bytes, 4 rows of 16 bytes.
+            unsafe {
+                let (r0, r1) = (load(s), load(s.offset(ss)));
+                let (r2, r3) = (load(s.offset(2 * ss)), load(s.offset(3 * ss)));
+                let (t0, t1) = (_mm_unpacklo_epi32(r0, r1), _mm_unpacklo_epi32(r2, r3));
+                let (t2, t3) = (_mm_unpackhi_epi32(r0, r1), _mm_unpackhi_epi32(r2, r3));
+                store(d, _mm_unpacklo_epi64(t0, t1));
+                store(d.offset(ds), _mm_unpackhi_epi64(t0, t1));
+                store(d.offset(2 * ds), _mm_unpacklo_epi64(t2, t3));
+                store(d.offset(3 * ds), _mm_unpackhi_epi64(t2, t3));
+            }
+        }
+    }
+
+    /// 2 x 2 eight-byte elements (SSE2).
+    pub(super) struct Doubles2;
+    impl Block for Doubles2 {
+        const B: usize = 2;
+        const E: usize = 8;
+        #[inline(always)]
+        unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
+            // SAFETY: the trait's contract: 2 lines of 16 bytes, 2 rows of 16 bytes.
+            unsafe {
+                let (r0, r1) = (load(s), load(s.offset(ss)));
+                store(d, _mm_unpacklo_epi64(r0, r1));
+                store(d.offset(ds), _mm_unpackhi_epi64(r0, r1));
+            }
+        }
+    }
+
+    /// 8 x 8 four-byte elements (AVX: two rounds within 128-bit lanes, then lane swaps).
+    pub(super) struct Words8;
+    impl Block for Words8 {
+        const B: usize = 8;
+        const E: usize = 4;
+        #[inline(always)]
+        unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
+            // SAFETY: the trait's contract (8 lines of 32 bytes, 8 rows of 32 bytes); AVX is
+            // present (only called from `gather_avx_words`).
+            unsafe {
+                let l = |k: isize| s.offset(k * ss) as *const f32;
+                let r0 = _mm256_loadu_ps(l(0));
+                let r1 = _mm256_loadu_ps(l(1));
+                let r2 = _mm256_loadu_ps(l(2));
+                let r3 = _mm256_loadu_ps(l(3));
+                let r4 = _mm256_loadu_ps(l(4));
+                let r5 = _mm256_loadu_ps(l(5));
+                let r6 = _mm256_loadu_ps(l(6));
+                let r7 = _mm256_loadu_ps(l(7));
+                // t: pairs of lines interleaved within each 128-bit lane.
+                let (t0, t1) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
+                let (t2, t3) = (_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
+                let (t4, t5) = (_mm256_unpacklo_ps(r4, r5), _mm256_unpackhi_ps(r4, r5));
+                let (t6, t7) = (_mm256_unpacklo_ps(r6, r7), _mm256_unpackhi_ps(r6, r7));
+                // u[q] (u[4 + q]): lines 0..4 (4..8) of element q in the low lane, q + 4 in the
+                // high one.
+                let u = [
+                    _mm256_shuffle_ps::<0x44>(t0, t2),
+                    _mm256_shuffle_ps::<0xEE>(t0, t2),
+                    _mm256_shuffle_ps::<0x44>(t1, t3),
+                    _mm256_shuffle_ps::<0xEE>(t1, t3),
+                    _mm256_shuffle_ps::<0x44>(t4, t6),
+                    _mm256_shuffle_ps::<0xEE>(t4, t6),
+                    _mm256_shuffle_ps::<0x44>(t5, t7),
+                    _mm256_shuffle_ps::<0xEE>(t5, t7),
+                ];
+                for q in 0..4 {
+                    let (lo, hi) = (d.offset(q as isize * ds), d.offset((q + 4) as isize * ds));
+                    _mm256_storeu_ps(
+                        lo as *mut f32,
+                        _mm256_permute2f128_ps::<0x20>(u[q], u[4 + q]),
+                    );
+                    _mm256_storeu_ps(
+                        hi as *mut f32,
+                        _mm256_permute2f128_ps::<0x31>(u[q], u[4 + q]),
+                    );
+                }
+            }
+        }
+    }
+
+    /// 4 x 4 eight-byte elements (AVX).
+    pub(super) struct Doubles4;
+    impl Block for Doubles4 {
+        const B: usize = 4;
+        const E: usize = 8;
+        #[inline(always)]
+        unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
+            // SAFETY: the trait's contract (4 lines of 32 bytes, 4 rows of 32 bytes); AVX is
+            // present (only called from `gather_avx_doubles`).
+            unsafe {
+                let l = |k: isize| s.offset(k * ss) as *const f64;
+                let (r0, r1) = (_mm256_loadu_pd(l(0)), _mm256_loadu_pd(l(1)));
+                let (r2, r3) = (_mm256_loadu_pd(l(2)), _mm256_loadu_pd(l(3)));
+                let (t0, t1) = (_mm256_unpacklo_pd(r0, r1), _mm256_unpackhi_pd(r0, r1));
+                let (t2, t3) = (_mm256_unpacklo_pd(r2, r3), _mm256_unpackhi_pd(r2, r3));
+                let row = |k: isize| d.offset(k * ds) as *mut f64;
+                _mm256_storeu_pd(row(0), _mm256_permute2f128_pd::<0x20>(t0, t2));
+                _mm256_storeu_pd(row(1), _mm256_permute2f128_pd::<0x20>(t1, t3));
+                _mm256_storeu_pd(row(2), _mm256_permute2f128_pd::<0x31>(t0, t2));
+                _mm256_storeu_pd(row(3), _mm256_permute2f128_pd::<0x31>(t1, t3));
+            }
+        }
+    }
+
+    /// [`super::gather_tile`] by blocks of `T`, the remainder element by element.
+    ///
+    /// # Safety
+    /// [`super::gather_tile`]'s contract with `e = T::E`; the CPU has the block's extension.
+    #[inline(always)]
+    pub(super) unsafe fn gather<T: Block>(
+        src: *const u8,
+        cs: isize,
+        rows: usize,
+        cols: usize,
+        dst: *mut u8,
+        pitch: usize,
+    ) {
+        let (b, e) = (T::B, T::E);
+        let (rb_end, cb_end) = (rows - rows % b, cols - cols % b);
+        for cb in (0..cb_end).step_by(b) {
+            for rb in (0..rb_end).step_by(b) {
+                // SAFETY: lines cb..cb+b, elements rb..rb+b of the tile; rows rb..rb+b,
+                // columns cb..cb+b of dst (the caller's contract).
+                unsafe {
+                    T::transpose(
+                        src.offset(cb as isize * cs + (rb * e) as isize),
+                        cs,
+                        dst.add((rb * pitch + cb) * e),
+                        (pitch * e) as isize,
+                    )
+                };
+            }
+        }
+        // SAFETY: the caller's contract, for the columns and rows past whole blocks.
+        unsafe {
+            super::gather_scalar(src, cs, 0, rows, cb_end, cols, e, dst, pitch);
+            super::gather_scalar(src, cs, rb_end, rows, 0, cb_end, e, dst, pitch);
+        }
+    }
+
+    /// [`gather`] by 8 x 8 AVX blocks of four-byte elements.
+    ///
+    /// # Safety
+    /// [`super::gather_tile`]'s contract with `e = 4`; the CPU has AVX.
+    #[target_feature(enable = "avx")]
+    pub(super) unsafe fn gather_avx_words(
+        src: *const u8,
+        cs: isize,
+        rows: usize,
+        cols: usize,
+        dst: *mut u8,
+        pitch: usize,
+    ) {
+        // SAFETY: the caller's contract.
+        unsafe { gather::<Words8>(src, cs, rows, cols, dst, pitch) }
+    }
+
+    /// [`gather`] by 4 x 4 AVX blocks of eight-byte elements.
+    ///
+    /// # Safety
+    /// [`super::gather_tile`]'s contract with `e = 8`; the CPU has AVX.
+    #[target_feature(enable = "avx")]
+    pub(super) unsafe fn gather_avx_doubles(
+        src: *const u8,
+        cs: isize,
+        rows: usize,
+        cols: usize,
+        dst: *mut u8,
+        pitch: usize,
+    ) {
+        // SAFETY: the caller's contract.
+        unsafe { gather::<Doubles4>(src, cs, rows, cols, dst, pitch) }
+    }
+}
