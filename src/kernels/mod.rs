@@ -18,8 +18,11 @@ use crate::functors::Functor;
 use crate::iter::{LoopCost, TensorIterator};
 use isa::on_widest_isa;
 
+mod cast;
 pub(crate) mod isa;
 mod transpose;
+
+pub(crate) use cast::run_float_to_int;
 
 /// Elements per block on the casting path: 256 x 8 bytes x 4 operands = 8 KiB of stack.
 pub const BLOCK: usize = 256;
@@ -39,6 +42,16 @@ unsafe fn load_cast<S: Element, C: Element>(src: *const u8, stride: isize, n: us
         }
         return;
     }
+    if stride == size_of::<S>() as isize {
+        // A unit-stride run: the conversion loop compiled for the widest ISA (sign extensions,
+        // int <-> float conversions: SSE2 has few of them).
+        on_widest_isa!([S: Element, C: Element] (src: *const S = src as *const S, n: usize = n,
+            dst: *mut C = dst) {
+            // SAFETY: the caller's contract (unit stride).
+            unsafe { convert_run(src, n, dst) }
+        });
+        return;
+    }
     for i in 0..n {
         // SAFETY: per the function contract.
         unsafe {
@@ -48,11 +61,32 @@ unsafe fn load_cast<S: Element, C: Element>(src: *const u8, stride: isize, n: us
     }
 }
 
+/// `dst[i] = convert_value(src[i])` for `i < n`.
+///
+/// # Safety
+/// `src` valid for `n` reads, `dst` for `n` writes.
+#[inline(always)]
+unsafe fn convert_run<S: Element, D: Element>(src: *const S, n: usize, dst: *mut D) {
+    for i in 0..n {
+        // SAFETY: the caller's contract.
+        unsafe { dst.add(i).write(convert_value::<S, D>(src.add(i).read())) };
+    }
+}
+
 /// Converts `n` values of `O` from `src` into stored type `D` at byte stride `stride`.
 ///
 /// # Safety
 /// `dst + i*stride` must be a valid, aligned `D` for every `i < n`, `src` valid for `n` reads.
 unsafe fn store_cast<O: Element, D: Element>(src: *const O, dst: *mut u8, stride: isize, n: usize) {
+    if stride == size_of::<D>() as isize {
+        // As in `load_cast`.
+        on_widest_isa!([O: Element, D: Element] (src: *const O = src, n: usize = n,
+            dst: *mut D = dst as *mut D) {
+            // SAFETY: the caller's contract (unit stride).
+            unsafe { convert_run(src, n, dst) }
+        });
+        return;
+    }
     for i in 0..n {
         // SAFETY: per the function contract.
         unsafe {

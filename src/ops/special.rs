@@ -372,6 +372,10 @@ fn run_cast(iter: &TensorIterator) {
         ));
         return;
     }
+    // Float into integer: a loop that vectorizes (`as` there stays scalar).
+    if kernels::run_float_to_int(iter, dd) {
+        return;
+    }
     if sd != dd && (sd == DType::F16 || dd == DType::F16) {
         // Every conversion from or into f16 goes through f32 (`convert_value`: halves widen
         // to f32 exactly and are rounded from f32), so the kernels' f32 blocks give the same
