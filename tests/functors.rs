@@ -682,3 +682,104 @@ fn signbit_sees_negative_zero_and_nan() {
     assert!(Signbit.call((-1i8,)) && Signbit.call((i64::MIN,)) && !Signbit.call((0i32,)));
     assert!(!Signbit.call((255u8,)) && !Signbit.call((true,)) && !Signbit.call((i16::MAX,)));
 }
+
+/// The tensor op `x ** s` runs one kernel per exponent case (`PowScalarCase`, the case chosen
+/// once); every case must give the per-element functor's bits, on special inputs too.
+#[test]
+fn pow_scalar_kernel_per_case_matches_the_functor() {
+    use weft::ops::{Operand, binary::binary};
+    use weft::{DynTensor, Scalar, Tensor};
+    let xs32: Vec<f32> = vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        2.5,
+        -2.5,
+        1e-30,
+        3e38,
+        -3e38,
+        1e20,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        1e-45,
+        0.75,
+        7.0,
+    ];
+    for e in [2.0f64, 3.0, 0.5, -0.5, -1.0, -2.0, 1.5, -3.25, 0.0] {
+        let x = DynTensor::from(Tensor::<f32>::from_vec(xs32.clone(), &[xs32.len()]).unwrap());
+        let got = binary(
+            BinaryOp::Pow,
+            Operand::Tensor(&x),
+            Operand::Scalar(Scalar::Float(e)),
+            None,
+        )
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+        for (g, &v) in got.iter().zip(&xs32) {
+            let want = PowScalar { exp: e as f32 }.call((v,));
+            assert_eq!(g.to_bits(), want.to_bits(), "f32 {v:e} ** {e}");
+        }
+        let xs64: Vec<f64> = xs32.iter().map(|&v| v as f64).collect();
+        let x = DynTensor::from(Tensor::<f64>::from_vec(xs64.clone(), &[xs64.len()]).unwrap());
+        let got = binary(
+            BinaryOp::Pow,
+            Operand::Tensor(&x),
+            Operand::Scalar(Scalar::Float(e)),
+            None,
+        )
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
+        for (g, &v) in got.iter().zip(&xs64) {
+            let want = PowScalar { exp: e }.call((v,));
+            assert_eq!(g.to_bits(), want.to_bits(), "f64 {v:e} ** {e}");
+        }
+    }
+}
+
+/// `nextafter` (branch-free selects on the bits) gives libm's results for every pair of edge
+/// values: zeros of both signs, subnormals, the largest finite values, infinities, NaN, and
+/// ordinary values around them.
+#[test]
+fn nextafter_matches_libm_on_edges() {
+    let e32: Vec<f32> = [
+        0.0f32,
+        -0.0,
+        1e-45,
+        -1e-45,
+        1.1754942e-38,
+        1.1754944e-38,
+        1.0,
+        -1.0,
+        1.5,
+        -2.5,
+        f32::MAX,
+        f32::MIN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        3.0e-41,
+    ]
+    .to_vec();
+    for &x in &e32 {
+        for &y in &e32 {
+            let (got, want) = (Nextafter.call((x, y)), libm::nextafterf(x, y));
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "f32 {x:e} {y:e}"
+            );
+            let (x, y) = (x as f64, y as f64);
+            let (got, want) = (Nextafter.call((x, y)), libm::nextafter(x, y));
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "f64 {x:e} {y:e}"
+            );
+        }
+    }
+    let tiny = f64::from_bits(1);
+    assert_eq!(Nextafter.call((0.0f64, -1.0)).to_bits(), (-tiny).to_bits());
+    assert_eq!(Nextafter.call((-tiny, 1.0)).to_bits(), (-0.0f64).to_bits());
+}

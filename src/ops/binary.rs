@@ -279,7 +279,11 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
                 return Ok(finish(iter, out));
             }
             BinaryPath::PowScalar(s) => {
-                dispatch_dtypes!(compute, numeric, C => runner.run_unary::<C, _>(f::PowScalar::<C> { exp: s.to::<C>() }), _ => return Err(unsupported(op, ad, bd)))?;
+                match compute {
+                    DType::F32 => run_pow_scalar_case(&runner, s.to::<f32>())?,
+                    DType::F64 => run_pow_scalar_case(&runner, s.to::<f64>())?,
+                    _ => dispatch_dtypes!(compute, numeric, C => runner.run_unary::<C, _>(f::PowScalar::<C> { exp: s.to::<C>() }), _ => return Err(unsupported(op, ad, bd)))?,
+                }
                 return Ok(finish(iter, out));
             }
         }
@@ -287,6 +291,29 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
         run_op(op, compute, &runner, ad, bd)?;
         Ok(finish(iter, out))
     })
+}
+
+/// `x ** exp` in f32/f64 through the kernel of the exponent's case (`f::PowScalarCase`).
+fn run_pow_scalar_case<R>(runner: &BinaryRunner, exp: R) -> Result<()>
+where
+    R: crate::functors::real::Real + Element,
+    f::PowScalarCase<R, 0>: Functor<(R,), Output = R>,
+    f::PowScalarCase<R, 1>: Functor<(R,), Output = R>,
+    f::PowScalarCase<R, 2>: Functor<(R,), Output = R>,
+    f::PowScalarCase<R, 3>: Functor<(R,), Output = R>,
+    f::PowScalarCase<R, 4>: Functor<(R,), Output = R>,
+    f::PowScalarCase<R, 5>: Functor<(R,), Output = R>,
+    f::PowScalarCase<R, 6>: Functor<(R,), Output = R>,
+{
+    match f::pow_scalar_case(exp) {
+        0 => runner.run_unary::<R, _>(f::PowScalarCase::<R, 0> { exp }),
+        1 => runner.run_unary::<R, _>(f::PowScalarCase::<R, 1> { exp }),
+        2 => runner.run_unary::<R, _>(f::PowScalarCase::<R, 2> { exp }),
+        3 => runner.run_unary::<R, _>(f::PowScalarCase::<R, 3> { exp }),
+        4 => runner.run_unary::<R, _>(f::PowScalarCase::<R, 4> { exp }),
+        5 => runner.run_unary::<R, _>(f::PowScalarCase::<R, 5> { exp }),
+        _ => runner.run_unary::<R, _>(f::PowScalarCase::<R, 6> { exp }),
+    }
 }
 
 /// The fast path of small ops (tiny tensors are dominated by set-up, not arithmetic): a
