@@ -783,3 +783,76 @@ fn nextafter_matches_libm_on_edges() {
     assert_eq!(Nextafter.call((0.0f64, -1.0)).to_bits(), (-tiny).to_bits());
     assert_eq!(Nextafter.call((-tiny, 1.0)).to_bits(), (-0.0f64).to_bits());
 }
+
+/// f32 fmod, remainder and floor_divide have a narrow form (fmod through f64 where
+/// |a / b| < 2^24) the kernels run per block where every element qualifies: it must give
+/// `call`'s bits wherever `in_narrow_domain` holds. Pairs over all exponent gaps (quotients
+/// near 2^24, near integers, subnormals, zeros and the special values).
+#[test]
+fn fmod_narrow_forms_match_the_exact_ones() {
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let specials = [
+        0.0f32,
+        -0.0,
+        1e-45,
+        -3e-39,
+        1.0,
+        -1.0,
+        3.0,
+        0.1,
+        f32::INFINITY,
+        f32::NAN,
+        16777215.0,
+        16777216.0,
+    ];
+    let mut pairs: Vec<(f32, f32)> = Vec::new();
+    for &a in &specials {
+        for &b in &specials {
+            pairs.push((a, b));
+        }
+    }
+    for _ in 0..2_000_000 {
+        let r = next();
+        let b = f32::from_bits(((r as u32) & 0xbfff_ffff) | (0x0080_0000 * ((r >> 40) & 1) as u32));
+        // a = b times a quotient up to ~2^26, perturbed by a few ulps: near-integer quotients.
+        let q = ((r >> 32) % (1 << 26)) as f32
+            * if r & (1 << 60) != 0 {
+                1.0
+            } else {
+                1.0 / 1024.0
+            };
+        let a = f32::from_bits(
+            (b * q)
+                .to_bits()
+                .wrapping_add(((r >> 56) as u32 % 5).wrapping_sub(2)),
+        );
+        pairs.push((if r & (1 << 61) != 0 { -a } else { a }, b));
+    }
+    let mut narrow = 0;
+    for &(a, b) in &pairs {
+        if !Fmod.in_narrow_domain((a, b)) {
+            continue;
+        }
+        narrow += 1;
+        let same = |x: f32, y: f32| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan());
+        assert!(
+            same(Fmod.call_narrow((a, b)), Fmod.call((a, b))),
+            "fmod {a:e} {b:e}"
+        );
+        assert!(
+            same(Remainder.call_narrow((a, b)), Remainder.call((a, b))),
+            "remainder {a:e} {b:e}"
+        );
+        assert!(
+            same(FloorDivide.call_narrow((a, b)), FloorDivide.call((a, b))),
+            "floor_divide {a:e} {b:e}"
+        );
+    }
+    assert!(narrow > 1_000_000, "{narrow} pairs in the narrow domain");
+}

@@ -289,4 +289,26 @@ fn narrow_domain_blocks_in_place_and_fresh() {
     let mut b = t(&v, &[300]);
     b.sin_();
     assert_eq!(bits(&b), want);
+    // The binary loop's narrow form (f32 fmod through f64 where |a / b| < 2^24), fresh and in
+    // place; element 290 (1e6 / 1e-20) sends its block to the exact form.
+    use weft::functors::{Fmod, Functor};
+    let d: Vec<f32> = (0..300)
+        .map(|i| {
+            if i == 290 {
+                1e-20
+            } else {
+                0.3 + i as f32 * 0.001
+            }
+        })
+        .collect();
+    let want: Vec<u32> = v
+        .iter()
+        .zip(&d)
+        .map(|(&x, &y)| Fmod.call((x, y)).to_bits())
+        .collect();
+    let dt = t(&d, &[300]);
+    assert_eq!(bits(&a.fmod(&dt)), want);
+    let mut c = t(&v, &[300]);
+    c.fmod_(&dt);
+    assert_eq!(bits(&c), want);
 }

@@ -117,10 +117,16 @@ real_binary_impls!(Div);
 /// PyTorch's `div_floor_floating` (numpy's fmod-based floor division).
 #[inline(always)]
 pub(crate) fn div_floor_real<R: Real>(a: R, b: R) -> R {
+    div_floor_with(a, b, R::fmod)
+}
+
+/// [`div_floor_real`] with the given (exact) `fmod`.
+#[inline(always)]
+fn div_floor_with<R: Real>(a: R, b: R, fmod: impl Fn(R, R) -> R) -> R {
     if b == R::ZERO {
         return a / b;
     }
-    let m = a.fmod(b);
+    let m = fmod(a, b);
     let mut div = (a - m) / b;
     if m != R::ZERO && ((b < R::ZERO) != (m < R::ZERO)) {
         div = div - R::ONE;
@@ -136,11 +142,28 @@ pub(crate) fn div_floor_real<R: Real>(a: R, b: R) -> R {
     }
 }
 
+impl FloorDivide {
+    #[inline(always)]
+    fn eval_with<R: Real>(&self, a: R, b: R, fmod: impl Fn(R, R) -> R) -> R {
+        div_floor_with(a, b, fmod)
+    }
+}
+
+// f32: fmod's narrow domain (see `real_binary_impls!`); f64 and the halves below.
 impl Functor<(f32, f32)> for FloorDivide {
     type Output = f32;
     #[inline(always)]
     fn call(&self, (a, b): (f32, f32)) -> f32 {
         div_floor_real(a, b)
+    }
+    const HAS_NARROW_DOMAIN: bool = true;
+    #[inline(always)]
+    fn in_narrow_domain(&self, (a, b): (f32, f32)) -> bool {
+        super::real::fmod_f32_in_narrow(a, b)
+    }
+    #[inline(always)]
+    fn call_narrow(&self, (a, b): (f32, f32)) -> f32 {
+        self.eval_with(a, b, super::real::fmod_f32_narrow)
     }
 }
 impl Functor<(f64, f64)> for FloorDivide {
@@ -205,7 +228,11 @@ int_binary_impls!(FloorDivide, int, |a, b| {
 impl Remainder {
     #[inline(always)]
     fn eval<R: Real>(&self, a: R, b: R) -> R {
-        let m = a.fmod(b);
+        self.eval_with(a, b, R::fmod)
+    }
+    #[inline(always)]
+    fn eval_with<R: Real>(&self, a: R, b: R, fmod: impl Fn(R, R) -> R) -> R {
+        let m = fmod(a, b);
         if m != R::ZERO && ((b < R::ZERO) != (m < R::ZERO)) {
             m + b
         } else {
@@ -213,7 +240,7 @@ impl Remainder {
         }
     }
 }
-real_binary_impls!(Remainder);
+real_binary_impls!(Remainder, fmod_narrow);
 int_binary_impls!(Remainder, int, |a, b| {
     // None for b == 0 (ops layer reports it) and MIN % -1 (which is 0).
     let r = a.checked_rem(b).unwrap_or(0);
@@ -226,8 +253,12 @@ impl Fmod {
     fn eval<R: Real>(&self, a: R, b: R) -> R {
         a.fmod(b)
     }
+    #[inline(always)]
+    fn eval_with<R: Real>(&self, a: R, b: R, fmod: impl Fn(R, R) -> R) -> R {
+        fmod(a, b)
+    }
 }
-real_binary_impls!(Fmod);
+real_binary_impls!(Fmod, fmod_narrow);
 int_binary_impls!(Fmod, int, |a, b| a.checked_rem(b).unwrap_or(0));
 
 // ---------------------------------------------------------------- scalar operands at f32 precision

@@ -22,6 +22,15 @@ where
     fn call(&self, (a,): (A,)) -> Self::Output {
         self.f.call((a, self.rhs))
     }
+    const HAS_NARROW_DOMAIN: bool = F::HAS_NARROW_DOMAIN;
+    #[inline(always)]
+    fn in_narrow_domain(&self, (a,): (A,)) -> bool {
+        self.f.in_narrow_domain((a, self.rhs))
+    }
+    #[inline(always)]
+    fn call_narrow(&self, (a,): (A,)) -> Self::Output {
+        self.f.call_narrow((a, self.rhs))
+    }
 }
 
 /// `x -> f(lhs, x)`.
@@ -41,5 +50,14 @@ where
     #[inline(always)]
     fn call(&self, (b,): (B,)) -> Self::Output {
         self.f.call((self.lhs, b))
+    }
+    const HAS_NARROW_DOMAIN: bool = F::HAS_NARROW_DOMAIN;
+    #[inline(always)]
+    fn in_narrow_domain(&self, (b,): (B,)) -> bool {
+        self.f.in_narrow_domain((self.lhs, b))
+    }
+    #[inline(always)]
+    fn call_narrow(&self, (b,): (B,)) -> Self::Output {
+        self.f.call_narrow((self.lhs, b))
     }
 }

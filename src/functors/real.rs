@@ -317,6 +317,26 @@ macro_rules! fmod_impl {
 fmod_impl!(fmod_f32, f32, u32, 32, 23, 40);
 fmod_impl!(fmod_f64, f64, u64, 64, 52, 11);
 
+/// Whether `fmod_f32_narrow(x, y)` is exact: `|x / y| < 2^24` (in f64) with `y` finite (NaN,
+/// infinite `x` and a zero `y` all fail).
+#[inline(always)]
+pub(crate) fn fmod_f32_in_narrow(x: f32, y: f32) -> bool {
+    ((x as f64) / (y as f64)).abs() < 16_777_216.0 && y.is_finite()
+}
+
+/// f32 `fmod` where [`fmod_f32_in_narrow`] holds, in f64 without loops or branches (the
+/// vector loops run it; the exact integer form above stays scalar): `q = trunc(x / y)` is the
+/// true quotient's truncation (below 2^24 the f64 quotient's error, under 2^-29 relative, is
+/// smaller than its distance to the nearest integer it is not, at least 2^-48 relative for
+/// 24-bit significands), `q * y` is exact (24 + 24 bits), and `x - q * y` is exact (a multiple
+/// of the smaller ulp of x and y within 49 bits); the sign of `x` is put back on a zero.
+#[inline(always)]
+pub(crate) fn fmod_f32_narrow(x: f32, y: f32) -> f32 {
+    let (xd, yd) = (x as f64, y as f64);
+    let q = (xd / yd).trunc();
+    copysign_f32((xd - q * yd) as f32, x)
+}
+
 /// Stamps `Functor<(T,)>` for f32, f64 (computed natively) and f16, bf16 (computed in f32,
 /// rounded once) for a unit or parameter struct with an inherent
 /// `fn eval<R: Real>(&self, x: R) -> R`.
@@ -412,6 +432,30 @@ macro_rules! real_binary_impls {
                 self.eval(a, b)
             }
         }
+        $crate::functors::real::real_binary_impls!(@rest $name);
+    };
+    // `fmod_narrow`: an op built on `fmod` (`eval_with(a, b, fmod)`) whose f32 form has fmod's
+    // narrow domain (`fmod_f32_in_narrow`: one vectorizable loop per block where all pass).
+    ($name:ty, fmod_narrow) => {
+        impl $crate::functors::Functor<(f32, f32)> for $name {
+            type Output = f32;
+            #[inline(always)]
+            fn call(&self, (a, b): (f32, f32)) -> f32 {
+                self.eval_with(a, b, $crate::functors::real::Real::fmod)
+            }
+            const HAS_NARROW_DOMAIN: bool = true;
+            #[inline(always)]
+            fn in_narrow_domain(&self, (a, b): (f32, f32)) -> bool {
+                $crate::functors::real::fmod_f32_in_narrow(a, b)
+            }
+            #[inline(always)]
+            fn call_narrow(&self, (a, b): (f32, f32)) -> f32 {
+                self.eval_with(a, b, $crate::functors::real::fmod_f32_narrow)
+            }
+        }
+        $crate::functors::real::real_binary_impls!(@rest $name);
+    };
+    (@rest $name:ty) => {
         impl $crate::functors::Functor<(f64, f64)> for $name {
             type Output = f64;
             #[inline(always)]

@@ -665,12 +665,37 @@ unsafe fn binary_loop<A: Element, B: Element, F: Functor<(A, B)>>(
 ) where
     F::Output: Element,
 {
-    for i in 0..n {
-        // SAFETY: the caller's contract.
+    if !F::HAS_NARROW_DOMAIN {
+        for i in 0..n {
+            // SAFETY: the caller's contract.
+            unsafe {
+                po.add(i)
+                    .write(f.call((pa.add(i).read(), pb.add(i).read())))
+            };
+        }
+        return;
+    }
+    // Per block, as in `unary_loop`.
+    let mut start = 0;
+    while start < n {
+        let m = BLOCK.min(n - start);
+        // SAFETY: (the three loops) `start + j < n`: the caller's contract. Each block's inputs
+        // are all read before its outputs are written, so an in-place run is fine.
         unsafe {
-            po.add(i)
-                .write(f.call((pa.add(i).read(), pb.add(i).read())))
-        };
+            let (o, a, b) = (po.add(start), pa.add(start), pb.add(start));
+            let arg = |j: usize| (a.add(j).read(), b.add(j).read());
+            let narrow = (0..m).fold(true, |all, j| all & f.in_narrow_domain(arg(j)));
+            if narrow {
+                for j in 0..m {
+                    o.add(j).write(f.call_narrow(arg(j)));
+                }
+            } else {
+                for j in 0..m {
+                    o.add(j).write(f.call(arg(j)));
+                }
+            }
+        }
+        start += m;
     }
 }
 
