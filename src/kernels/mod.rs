@@ -582,10 +582,7 @@ unsafe fn contiguous_unary<C: Element, F: Functor<(C,)>>(
     });
 }
 
-/// The loop of [`contiguous_unary`]. A functor with a narrow domain
-/// (`Functor::in_narrow_domain`) is run per [`BLOCK`] elements: the block's inputs are tested
-/// first (a vectorized all-of, on data the loop then reads from L1), and the narrow form runs
-/// alone where they all pass (the same bits as `call`, by the trait's contract).
+/// The loop of [`contiguous_unary`] ([`narrow_or_plain_loop`] over one input).
 ///
 /// # Safety
 /// As [`contiguous_unary`].
@@ -598,29 +595,48 @@ unsafe fn unary_loop<C: Element, F: Functor<(C,)>>(
 ) where
     F::Output: Element,
 {
+    // SAFETY: element i's argument is `pa[i]`, valid for `i < n` (the caller's contract).
+    unsafe { narrow_or_plain_loop(f, po, n, |i| (pa.add(i).read(),)) }
+}
+
+/// `po[i] = f(arg(i))` for `i < n`. A functor with a narrow domain
+/// (`Functor::in_narrow_domain`) is run per [`BLOCK`] elements: the block's arguments are tested
+/// first (a vectorized all-of, on data the loop then reads from L1), and the narrow form runs
+/// alone where they all pass (the same bits as `call`, by the trait's contract).
+///
+/// # Safety
+/// `arg(i)` reads only valid elements for `i < n`, `po` is valid for `n` writes; an input may
+/// be the output (each block's arguments are all read before its outputs are written).
+#[inline(always)]
+unsafe fn narrow_or_plain_loop<Args: Copy, F: Functor<Args>>(
+    f: &F,
+    po: *mut F::Output,
+    n: usize,
+    arg: impl Fn(usize) -> Args,
+) where
+    F::Output: Element,
+{
     if !F::HAS_NARROW_DOMAIN {
         for i in 0..n {
             // SAFETY: the caller's contract.
-            unsafe { po.add(i).write(f.call((pa.add(i).read(),))) };
+            unsafe { po.add(i).write(f.call(arg(i))) };
         }
         return;
     }
     let mut start = 0;
     while start < n {
         let m = BLOCK.min(n - start);
-        // SAFETY: (the three loops) `start + j < n`: the caller's contract. Each block's inputs
-        // are all read before its outputs are written, so an in-place run (po == pa) is fine.
-        unsafe {
-            let (o, a) = (po.add(start), pa.add(start));
-            let narrow = (0..m).fold(true, |all, j| all & f.in_narrow_domain((a.add(j).read(),)));
-            if narrow {
-                for j in 0..m {
-                    o.add(j).write(f.call_narrow((a.add(j).read(),)));
-                }
-            } else {
-                for j in 0..m {
-                    o.add(j).write(f.call((a.add(j).read(),)));
-                }
+        let narrow = (start..start + m).fold(true, |all, i| all & f.in_narrow_domain(arg(i)));
+        // Two loops, not a branch per element: each vectorizes on its own.
+        if narrow {
+            for i in start..start + m {
+                // SAFETY: `i < n`: the caller's contract.
+                unsafe { po.add(i).write(f.call_narrow(arg(i))) };
+            }
+        } else {
+            for i in start..start + m {
+                // SAFETY: as above.
+                unsafe { po.add(i).write(f.call(arg(i))) };
             }
         }
         start += m;
@@ -665,38 +681,9 @@ unsafe fn binary_loop<A: Element, B: Element, F: Functor<(A, B)>>(
 ) where
     F::Output: Element,
 {
-    if !F::HAS_NARROW_DOMAIN {
-        for i in 0..n {
-            // SAFETY: the caller's contract.
-            unsafe {
-                po.add(i)
-                    .write(f.call((pa.add(i).read(), pb.add(i).read())))
-            };
-        }
-        return;
-    }
-    // Per block, as in `unary_loop`.
-    let mut start = 0;
-    while start < n {
-        let m = BLOCK.min(n - start);
-        // SAFETY: (the three loops) `start + j < n`: the caller's contract. Each block's inputs
-        // are all read before its outputs are written, so an in-place run is fine.
-        unsafe {
-            let (o, a, b) = (po.add(start), pa.add(start), pb.add(start));
-            let arg = |j: usize| (a.add(j).read(), b.add(j).read());
-            let narrow = (0..m).fold(true, |all, j| all & f.in_narrow_domain(arg(j)));
-            if narrow {
-                for j in 0..m {
-                    o.add(j).write(f.call_narrow(arg(j)));
-                }
-            } else {
-                for j in 0..m {
-                    o.add(j).write(f.call(arg(j)));
-                }
-            }
-        }
-        start += m;
-    }
+    // SAFETY: element i's arguments are `pa[i]`, `pb[i]`, valid for `i < n` (the caller's
+    // contract).
+    unsafe { narrow_or_plain_loop(f, po, n, |i| (pa.add(i).read(), pb.add(i).read())) }
 }
 
 /// `po[i] = f(pa[i], pb[i], pc[i])` for `i < n`, compiled for the widest vector ISA, as
