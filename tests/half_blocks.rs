@@ -444,3 +444,215 @@ fn floor_divide_of_halves_rounds_every_intermediate_like_pytorch() {
     check::<f16>(F16_CASES, f16::from_bits, f16::to_bits);
     check::<bf16>(BF16_CASES, bf16::from_bits, bf16::to_bits);
 }
+
+/// `HalfFormat::round` (the branch-free rounding the own half forms use inside f32 loops) is
+/// `H::from_f32(v).to_f32()` bit for bit: every 61st f32 bit pattern (70 million, every
+/// exponent) plus every pattern within 4096 of each f16 and bf16 rounding boundary region
+/// (around the subnormal/normal edge, the largest finite values and the overflow threshold).
+/// The exhaustive run over all 2^32 patterns is `exhaustive_half_format_round` (ignored).
+#[test]
+fn half_format_round_is_the_types_round_trip() {
+    let mut patterns: Vec<u32> = (0..=u32::MAX).step_by(61).collect();
+    for edge in [
+        0x3880_0000u32, // 2^-14: f16's smallest normal
+        0x3380_0000,    // 2^-24: f16's smallest subnormal
+        0x477f_e000,    // 65504: f16's largest
+        0x477f_f000,    // 65520: f16's overflow threshold
+        0x7f7f_0000,    // bf16's largest
+        0x7f7f_8000,    // bf16's overflow threshold
+        0x0080_0000,    // f32's smallest normal
+        0x7f80_0000,    // infinity, NaNs above
+    ] {
+        for d in 0..4096u32 {
+            for sign in [0, 0x8000_0000] {
+                patterns.push(edge.wrapping_add(d) | sign);
+                patterns.push(edge.wrapping_sub(d) | sign);
+            }
+        }
+    }
+    assert_eq!(check_round(patterns.into_iter()), None);
+
+    // `bits` / `from_bits`: the types' own conversions on every 16-bit pattern.
+    use weft::functors::HalfFormat;
+    for b in 0..=u16::MAX {
+        let (v16, vb) = (f16::from_bits(b), bf16::from_bits(b));
+        assert_eq!(
+            <f16 as HalfFormat>::from_bits(b).to_bits(),
+            v16.to_f32().to_bits(),
+            "{b:#06x}"
+        );
+        assert_eq!(
+            <bf16 as HalfFormat>::from_bits(b).to_bits(),
+            vb.to_f32().to_bits(),
+            "{b:#06x}"
+        );
+        assert_eq!(
+            <f16 as HalfFormat>::bits(v16.to_f32()),
+            f16::from_f32(v16.to_f32()).to_bits(),
+            "{b:#06x}"
+        );
+        assert_eq!(
+            <bf16 as HalfFormat>::bits(vb.to_f32()),
+            bf16::from_f32(vb.to_f32()).to_bits(),
+            "{b:#06x}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "all 2^32 f32 patterns: about 40 s in release"]
+fn exhaustive_half_format_round() {
+    assert_eq!(check_round(0..=u32::MAX), None);
+}
+
+/// The first pattern where `HalfFormat::round` differs from the type's own round trip.
+fn check_round(patterns: impl Iterator<Item = u32>) -> Option<String> {
+    use weft::functors::HalfFormat;
+    fn same(a: f32, b: f32) -> bool {
+        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+    }
+    for p in patterns {
+        let v = f32::from_bits(p);
+        let (g16, w16) = (<f16 as HalfFormat>::round(v), f16::from_f32(v).to_f32());
+        if !same(g16, w16) {
+            return Some(format!("f16 {p:#010x}: {g16:?} vs {w16:?}"));
+        }
+        let (g, w) = (<bf16 as HalfFormat>::round(v), bf16::from_f32(v).to_f32());
+        if !same(g, w) {
+            return Some(format!("bf16 {p:#010x}: {g:?} vs {w:?}"));
+        }
+    }
+    None
+}
+
+/// The ops with their own half rounding give, over the f32 block path (`functors::InHalf`, what
+/// a contiguous or strided f16/bf16 tensor runs), the bits of the reference formulas written
+/// with the half crate's conversions and libm (PyTorch's definitions, as before the block path
+/// took them; erf: its per-element functor): every f16 and bf16 value for logit, softsign and
+/// erf, `pairs()` for floor_divide and nextafter (per-element functors); contiguous and
+/// reversed inputs.
+#[test]
+fn own_half_forms_over_blocks_are_the_reference_formulas() {
+    fn reference_unary(op: UnaryOp, x: f32, r: &dyn Fn(f32) -> f32) -> f32 {
+        match op {
+            UnaryOp::Logit if x == 1.0 => f32::INFINITY,
+            UnaryOp::Logit => libm::logf(r(x / r(1.0 - x))),
+            UnaryOp::Softsign => x / r(x.abs() + 1.0),
+            _ => unreachable!(),
+        }
+    }
+    fn run_unary<H: Half + weft::DynElement + Copy>(op: UnaryOp, r: fn(f32) -> f32) -> Vec<String>
+    where
+        f::Erf: Functor<(H,), Output = H>,
+    {
+        let all = H::all();
+        let t = weft::DynTensor::from_vec(all.clone(), &[all.len()]).unwrap();
+        let mut bad = vec![];
+        for (x, reversed) in [(t.share(), false), (t.slice(0, None, None, -1), true)] {
+            let got = weft::ops::unary::unary(op, &x, None)
+                .unwrap()
+                .to_vec::<H>()
+                .unwrap();
+            for (i, g) in got.iter().enumerate() {
+                let v = all[if reversed { all.len() - 1 - i } else { i }];
+                // erf: its per-element half functor (PyTorch's vectorized form, unchanged).
+                let want: H = match op {
+                    UnaryOp::Erf => f::Erf.call((v,)),
+                    _ => weft::element::convert_value(reference_unary(
+                        op,
+                        weft::element::convert_value::<H, f32>(v),
+                        &r,
+                    )),
+                };
+                if !same(g.to_value(), want.to_value()) && bad.len() < 5 {
+                    bad.push(format!("{} {v:?}: {g:?}, want {want:?}", op.name()));
+                }
+            }
+        }
+        bad
+    }
+    let mut bad = vec![];
+    for op in [UnaryOp::Logit, UnaryOp::Softsign, UnaryOp::Erf] {
+        bad.extend(run_unary::<f16>(op, |v| f16::from_f32(v).to_f32()));
+        bad.extend(run_unary::<bf16>(op, |v| bf16::from_f32(v).to_f32()));
+    }
+
+    fn run_binary<H: Half + weft::DynElement + Copy>(op: BinaryOp) -> Vec<String>
+    where
+        f::FloorDivide: Functor<(H, H), Output = H>,
+        f::Nextafter: Functor<(H, H), Output = H>,
+    {
+        let ps = pairs::<H>();
+        let n = ps.len();
+        let a = weft::DynTensor::from_vec(ps.iter().map(|p| p.0).collect(), &[n]).unwrap();
+        let b = weft::DynTensor::from_vec(ps.iter().map(|p| p.1).collect(), &[n]).unwrap();
+        let flip = |t: &weft::DynTensor| t.slice(0, None, None, -1);
+        let mut bad = vec![];
+        for (x, y, reversed) in [(a.share(), b.share(), false), (flip(&a), flip(&b), true)] {
+            let got = weft::ops::binary::binary(op, (&x).into(), (&y).into(), None)
+                .unwrap()
+                .to_vec::<H>()
+                .unwrap();
+            for (i, g) in got.iter().enumerate() {
+                let (u, v) = ps[if reversed { n - 1 - i } else { i }];
+                // The per-element half functors: the reference formulas (tests above and
+                // `floor_divide_of_halves_rounds_every_intermediate_like_pytorch`).
+                let want: H = match op {
+                    BinaryOp::FloorDivide => f::FloorDivide.call((u, v)),
+                    _ => f::Nextafter.call((u, v)),
+                };
+                if !same(g.to_value(), want.to_value()) && bad.len() < 5 {
+                    bad.push(format!("{} {u:?} {v:?}: {g:?}, want {want:?}", op.name()));
+                }
+            }
+        }
+        bad
+    }
+    for op in [BinaryOp::FloorDivide, BinaryOp::Nextafter] {
+        bad.extend(run_binary::<f16>(op));
+        bad.extend(run_binary::<bf16>(op));
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+/// `x ** scalar` of f16/bf16 tensors runs the exponent's case over f32 blocks
+/// (`PowScalarCase<f16 | bf16, case>`): the bits of the per-element `PowScalar` functor for
+/// every value and the exact-case exponents (and two general ones), contiguous and reversed;
+/// and f16's `x * x` is libm's `powf(x, 2)` for every f16 (what lets case 0 skip libm).
+#[test]
+fn pow_scalar_of_halves_over_blocks_is_the_per_element_functor() {
+    for x in f16::all() {
+        let v = x.to_f32();
+        let (p, q) = (f16::from_f32(v * v), f16::from_f32(libm::powf(v, 2.0)));
+        assert!(
+            p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()),
+            "{x:?}"
+        );
+    }
+    fn check<H: Half + weft::DynElement + Copy>(bad: &mut Vec<String>)
+    where
+        f::PowScalar<H>: Functor<(H,), Output = H>,
+    {
+        let all = H::all();
+        let t = weft::DynTensor::from_vec(all.clone(), &[all.len()]).unwrap();
+        for e in [2.0, 3.0, 0.5, -0.5, -1.0, -2.0, 1.5, -0.75] {
+            for (x, reversed) in [(t.share(), false), (t.slice(0, None, None, -1), true)] {
+                let got = x.pow(e).to_vec::<H>().unwrap();
+                let functor = f::PowScalar::<H> {
+                    exp: weft::element::convert_value::<f64, H>(e),
+                };
+                for (i, g) in got.iter().enumerate() {
+                    let v = all[if reversed { all.len() - 1 - i } else { i }];
+                    let want = functor.call((v,));
+                    if !same(g.to_value(), want.to_value()) && bad.len() < 5 {
+                        bad.push(format!("{} {v:?} ** {e}: {g:?}, want {want:?}", H::DTYPE));
+                    }
+                }
+            }
+        }
+    }
+    let mut bad = vec![];
+    check::<f16>(&mut bad);
+    check::<bf16>(&mut bad);
+    assert!(bad.is_empty(), "{bad:#?}");
+}

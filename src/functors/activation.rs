@@ -394,7 +394,8 @@ impl Logit {
     }
 }
 
-/// f32 and f64 through `eval`; f16/bf16 with each step rounded by `$round` (`fn(f32) -> f32`).
+/// f32 and f64 through `eval`; f16/bf16 with each step rounded to the format (`$r`:
+/// [`HalfFormat::round`](super::HalfFormat::round)), as PyTorch's `Half`/`BFloat16` operators do.
 macro_rules! stepwise_half_impls {
     ($name:ty, |$x:ident, $r:ident| $body:expr) => {
         impl Functor<(f32,)> for $name {
@@ -411,31 +412,21 @@ macro_rules! stepwise_half_impls {
                 self.eval(x)
             }
         }
-        impl Functor<(f16,)> for $name {
-            type Output = f16;
+        impl super::HalfOwnForm<(f32,)> for $name {
             #[inline(always)]
-            fn call(&self, (x,): (f16,)) -> f16 {
-                let $r = |v: f32| f16::from_f32(v).to_f32();
-                let $x = x.to_f32();
-                f16::from_f32($body)
+            fn call_half<H: super::HalfFormat>(&self, ($x,): (f32,)) -> f32 {
+                let $r = H::round;
+                $body
             }
         }
-        impl Functor<(bf16,)> for $name {
-            type Output = bf16;
-            #[inline(always)]
-            fn call(&self, (x,): (bf16,)) -> bf16 {
-                let $r = |v: f32| bf16::from_f32(v).to_f32();
-                let $x = x.to_f32();
-                bf16::from_f32($body)
-            }
-        }
+        super::half_form::half_functors_from_own_form!($name, unary);
     };
 }
 stepwise_half_impls!(Softsign, |x, r| x / r(x.abs() + 1.0));
 stepwise_half_impls!(Logit, |x, r| if x == 1.0 {
     f32::INFINITY
 } else {
-    libm::logf(r(x / r(1.0 - x)))
+    super::real::Real::ln(r(x / r(1.0 - x)))
 });
 
 /// Integer softsign, exactly PyTorch's `x / (x.abs() + 1)` on an integer tensor: `|x| + 1` in

@@ -180,11 +180,12 @@ impl Functor<(f64, f64)> for FloorDivide {
 /// `-5 // 0.0123` is -408, where rounding the f32 result once gives -406. (A CPU scalar
 /// divisor takes the opmath path instead: `FloorDivideScalarOpmath`, rounded once.)
 #[inline(always)]
-fn div_floor_half(a: f32, b: f32, round: impl Fn(f32) -> f32) -> f32 {
+fn div_floor_half<H: super::HalfFormat>(a: f32, b: f32, fmod: impl Fn(f32, f32) -> f32) -> f32 {
+    let round = H::round;
     if b == 0.0 {
         return round(a / b);
     }
-    let m = round(Real::fmod(a, b));
+    let m = round(fmod(a, b));
     let mut div = round(round(a - m) / b);
     if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
         div = round(div - 1.0);
@@ -200,19 +201,23 @@ fn div_floor_half(a: f32, b: f32, round: impl Fn(f32) -> f32) -> f32 {
     }
 }
 
-macro_rules! floor_divide_half {
-    ($($t:ident),*) => {$(
-        impl Functor<($t, $t)> for FloorDivide {
-            type Output = $t;
-            #[inline(always)]
-            fn call(&self, (a, b): ($t, $t)) -> $t {
-                let round = |x: f32| $t::from_f32(x).to_f32();
-                $t::from_f32(div_floor_half(a.to_f32(), b.to_f32(), round))
-            }
-        }
-    )*};
+// f16/bf16: fmod's narrow domain as in f32 (the inputs are exact halves, so the same test).
+impl super::HalfOwnForm<(f32, f32)> for FloorDivide {
+    #[inline(always)]
+    fn call_half<H: super::HalfFormat>(&self, (a, b): (f32, f32)) -> f32 {
+        div_floor_half::<H>(a, b, Real::fmod)
+    }
+    const HAS_NARROW_DOMAIN: bool = true;
+    #[inline(always)]
+    fn in_narrow_domain(&self, (a, b): (f32, f32)) -> bool {
+        super::real::fmod_f32_in_narrow(a, b)
+    }
+    #[inline(always)]
+    fn call_half_narrow<H: super::HalfFormat>(&self, (a, b): (f32, f32)) -> f32 {
+        div_floor_half::<H>(a, b, super::real::fmod_f32_narrow)
+    }
 }
-floor_divide_half!(f16, bf16);
+super::half_form::half_functors_from_own_form!(FloorDivide, binary);
 int_binary_impls!(FloorDivide, int, |a, b| {
     if b == 0 {
         0
@@ -434,38 +439,52 @@ impl<const CASE: u8> Functor<(f64,)> for PowScalarCase<f64, CASE> {
     }
 }
 
-impl Functor<(f16,)> for PowScalar<f16> {
-    type Output = f16;
-    #[inline(always)]
-    fn call(&self, (x,): (f16,)) -> f16 {
-        f16::from_f32(libm::powf(x.to_f32(), self.exp.to_f32()))
+/// `x ** e` of an f16 value in f32 (rounded to f16 by the caller): libm's `powf`, whose
+/// result `x * x` is exact for every f16 `x` (tests/half_blocks.rs), so case 0 takes the
+/// product (vectorized).
+#[inline(always)]
+fn pow_f16_in_case(case: u8, x: f32, e: f32) -> f32 {
+    if case == 0 { x * x } else { libm::powf(x, e) }
+}
+
+/// `x ** e` of a bf16 value in f32: PyTorch's exact cases with every bf16 multiplication
+/// rounded to bf16, libm's `powf` otherwise.
+#[inline(always)]
+fn pow_bf16_in_case(case: u8, x: f32, e: f32) -> f32 {
+    let r = <bf16 as super::HalfFormat>::round;
+    match case {
+        0 => x * x,
+        1 => r(x * x) * x,
+        2 => Real::sqrt(x),
+        3 => 1.0 / Real::sqrt(x),
+        4 => 1.0 / x,
+        5 => 1.0 / r(x * x),
+        _ => libm::powf(x, e),
     }
 }
-impl Functor<(bf16,)> for PowScalar<bf16> {
-    type Output = bf16;
-    #[inline(always)]
-    fn call(&self, (x,): (bf16,)) -> bf16 {
-        let e = self.exp.to_f32();
-        let r = |v: f32| bf16::from_f32(v).to_f32();
-        let xf = x.to_f32();
-        let v = if e == 2.0 {
-            xf * xf
-        } else if e == 3.0 {
-            r(xf * xf) * xf
-        } else if e == 0.5 {
-            libm::sqrtf(xf)
-        } else if e == -0.5 {
-            1.0 / libm::sqrtf(xf)
-        } else if e == -1.0 {
-            1.0 / xf
-        } else if e == -2.0 {
-            1.0 / r(xf * xf)
-        } else {
-            libm::powf(xf, e)
-        };
-        bf16::from_f32(v)
-    }
+
+/// The f16/bf16 `PowScalar` (per element: the GPU's and the reference's) and `PowScalarCase`
+/// over f32 blocks converted from the type (the kernels'), one definition each.
+macro_rules! pow_scalar_half {
+    ($($t:ident => $in_case:ident),*) => {$(
+        impl Functor<($t,)> for PowScalar<$t> {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (x,): ($t,)) -> $t {
+                let e = self.exp.to_f32();
+                $t::from_f32($in_case(pow_scalar_case(e), x.to_f32(), e))
+            }
+        }
+        impl<const CASE: u8> Functor<(f32,)> for PowScalarCase<$t, CASE> {
+            type Output = f32;
+            #[inline(always)]
+            fn call(&self, (x,): (f32,)) -> f32 {
+                $in_case(CASE, x, self.exp.to_f32())
+            }
+        }
+    )*};
 }
+pow_scalar_half!(f16 => pow_f16_in_case, bf16 => pow_bf16_in_case);
 macro_rules! pow_scalar_int {
     ([$($t:ty),*]) => {$(
         impl Functor<($t,)> for PowScalar<$t> {
@@ -746,48 +765,59 @@ impl Functor<(f64, f64)> for Nextafter {
     }
 }
 
-/// `nextafter` on the bits of a 16-bit float (f16 or bf16: sign in bit 15, and the magnitude
-/// ordered as its 15 low bits), as c10's reduced-float `nextafter`. `None` when either is NaN.
+/// `nextafter` on the bits of a 16-bit float (f16 or bf16: sign in bit 15, the magnitude
+/// ordered as the 15 low bits), as c10's reduced-float `nextafter`, for non-NaN operands; by
+/// selects (the loops vectorize).
 #[inline(always)]
-fn next_after_bits16(ux: u16, uy: u16, nan: bool) -> Option<u16> {
+fn next_after_bits16(ux: u16, uy: u16) -> u16 {
     const SIGN: u16 = 0x8000;
-    if nan {
-        return None;
-    }
-    if ux == uy {
-        return Some(uy);
-    }
     let (ax, ay) = (ux & !SIGN, uy & !SIGN);
-    Some(if ax == 0 {
-        if ay == 0 {
-            // ±0 toward ∓0: `to`.
-            uy
-        } else {
-            // The smallest subnormal with the sign of `to`.
-            (uy & SIGN) | 1
-        }
-    } else if ax > ay || (ux ^ uy) & SIGN != 0 {
-        ux - 1
+    // From a zero: `to` itself when it is a zero too, else the smallest subnormal with its sign.
+    let from_zero = if ay == 0 { uy } else { (uy & SIGN) | 1 };
+    let toward_zero = ax > ay || (ux ^ uy) & SIGN != 0;
+    let stepped = if toward_zero {
+        ux.wrapping_sub(1)
     } else {
-        ux + 1
-    })
+        ux.wrapping_add(1)
+    };
+    if ux == uy {
+        uy
+    } else if ax == 0 {
+        from_zero
+    } else {
+        stepped
+    }
 }
 
+// f16/bf16 per element on the bits: faster than through f32 blocks (no conversions at all).
 macro_rules! nextafter_half {
     ($($t:ty),*) => {$(
         impl Functor<($t, $t)> for Nextafter {
             type Output = $t;
             #[inline(always)]
             fn call(&self, (a, b): ($t, $t)) -> $t {
-                match next_after_bits16(a.to_bits(), b.to_bits(), a.is_nan() || b.is_nan()) {
-                    Some(bits) => <$t>::from_bits(bits),
-                    None => <$t>::NAN,
+                if a.is_nan() || b.is_nan() {
+                    <$t>::NAN
+                } else {
+                    <$t>::from_bits(next_after_bits16(a.to_bits(), b.to_bits()))
                 }
             }
         }
     )*};
 }
 nextafter_half!(f16, bf16);
+impl super::HalfOwnForm<(f32, f32)> for Nextafter {
+    #[inline(always)]
+    fn call_half<H: super::HalfFormat>(&self, (a, b): (f32, f32)) -> f32 {
+        if a.is_nan() || b.is_nan() {
+            f32::NAN
+        } else {
+            H::from_bits(next_after_bits16(H::bits(a), H::bits(b)))
+        }
+    }
+    // Measured: 2-3x slower over f32 blocks than the functors above over the half elements.
+    const OVER_F32_BLOCKS: bool = false;
+}
 
 // ---------------------------------------------------------------- gcd / lcm
 

@@ -16,6 +16,7 @@ pub mod activation;
 pub mod arith;
 pub mod compare;
 pub mod fastmath;
+pub mod half_form;
 pub mod logical_bitwise;
 pub mod select;
 pub mod table;
@@ -26,6 +27,7 @@ pub mod unary_float;
 pub use activation::*;
 pub use arith::*;
 pub use compare::*;
+pub use half_form::{HalfFormat, HalfOwnForm, InHalf};
 pub use logical_bitwise::*;
 pub use select::*;
 pub use table::{

@@ -28,20 +28,14 @@ impl super::Functor<(f64,)> for Erf {
         Real::erf(x)
     }
 }
-impl super::Functor<(half::f16,)> for Erf {
-    type Output = half::f16;
+// f16/bf16: PyTorch's vectorized form in f32, rounded once (`half_form`).
+impl super::HalfOwnForm<(f32,)> for Erf {
     #[inline(always)]
-    fn call(&self, (x,): (half::f16,)) -> half::f16 {
-        half::f16::from_f32(erf_vectorized_f32(x.to_f32()))
+    fn call_half<H: super::HalfFormat>(&self, (x,): (f32,)) -> f32 {
+        erf_vectorized_f32(x)
     }
 }
-impl super::Functor<(half::bf16,)> for Erf {
-    type Output = half::bf16;
-    #[inline(always)]
-    fn call(&self, (x,): (half::bf16,)) -> half::bf16 {
-        half::bf16::from_f32(erf_vectorized_f32(x.to_f32()))
-    }
-}
+super::half_form::half_functors_from_own_form!(Erf, unary);
 
 /// PyTorch's `Vectorized<float>::erf` (ATen cpu/vec), step for step with its fused
 /// multiply-adds: Abramowitz & Stegun 7.1.26, `sign(x) (1 - r(t) t e^(-x^2))`,

@@ -254,9 +254,10 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
         match plan.path {
             BinaryPath::Functor => {}
             BinaryPath::ScalarOpmath(s32) => {
-                if plan::runs_on_f32_blocks(op.info(), compute, runner.dtype(0), &[runner.dtype(1)]) {
+                if plan::half_blocks_apply(op.info(), compute, runner.dtype(0), &[runner.dtype(1)]) {
                     // The `*ScalarOpmath` functors are the f32 op with the scalar at f32, rounded
-                    // once: the f32 functor with the scalar bound (tests/half_blocks.rs).
+                    // once: the f32 functor with the scalar bound (tests/half_blocks.rs), for
+                    // floor_divide too (its own rounding is the tensor-tensor kernel's).
                     let r = BinaryRunner {
                         exec: runner.exec,
                         scalar: Some((Side::Rhs, Scalar::Float(s32 as f64))),
@@ -279,9 +280,17 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
                 return Ok(finish(iter, out));
             }
             BinaryPath::PowScalar(s) => {
+                let half_blocks =
+                    plan::half_blocks_apply(op.info(), compute, runner.dtype(0), &[runner.dtype(1)]);
                 match compute {
-                    DType::F32 => run_pow_scalar_case(&runner, s.to::<f32>())?,
-                    DType::F64 => run_pow_scalar_case(&runner, s.to::<f64>())?,
+                    DType::F32 => run_pow_scalar_case::<f32, _>(&runner, s.to::<f32>())?,
+                    DType::F64 => run_pow_scalar_case::<f64, _>(&runner, s.to::<f64>())?,
+                    DType::F16 if half_blocks => {
+                        run_pow_scalar_case::<f32, _>(&runner, s.to::<half::f16>())?
+                    }
+                    DType::BF16 if half_blocks => {
+                        run_pow_scalar_case::<f32, _>(&runner, s.to::<half::bf16>())?
+                    }
                     _ => dispatch_dtypes!(compute, numeric, C => runner.run_unary::<C, _>(f::PowScalar::<C> { exp: s.to::<C>() }), _ => return Err(unsupported(op, ad, bd)))?,
                 }
                 return Ok(finish(iter, out));
@@ -293,26 +302,29 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
     })
 }
 
-/// `x ** exp` in f32/f64 through the kernel of the exponent's case (`f::PowScalarCase`).
-fn run_pow_scalar_case<R>(runner: &BinaryRunner, exp: R) -> Result<()>
+/// `x ** exp` through the kernel of the exponent's case (`f::PowScalarCase<E, case>`, computing
+/// in `C`): f32 and f64, and f16/bf16 over f32 blocks (`E` the half type, `C` f32).
+fn run_pow_scalar_case<C, E>(runner: &BinaryRunner, exp: E) -> Result<()>
 where
-    R: crate::functors::real::Real + Element,
-    f::PowScalarCase<R, 0>: Functor<(R,), Output = R>,
-    f::PowScalarCase<R, 1>: Functor<(R,), Output = R>,
-    f::PowScalarCase<R, 2>: Functor<(R,), Output = R>,
-    f::PowScalarCase<R, 3>: Functor<(R,), Output = R>,
-    f::PowScalarCase<R, 4>: Functor<(R,), Output = R>,
-    f::PowScalarCase<R, 5>: Functor<(R,), Output = R>,
-    f::PowScalarCase<R, 6>: Functor<(R,), Output = R>,
+    C: Element,
+    E: Element,
+    f::PowScalarCase<E, 0>: Functor<(C,), Output = C>,
+    f::PowScalarCase<E, 1>: Functor<(C,), Output = C>,
+    f::PowScalarCase<E, 2>: Functor<(C,), Output = C>,
+    f::PowScalarCase<E, 3>: Functor<(C,), Output = C>,
+    f::PowScalarCase<E, 4>: Functor<(C,), Output = C>,
+    f::PowScalarCase<E, 5>: Functor<(C,), Output = C>,
+    f::PowScalarCase<E, 6>: Functor<(C,), Output = C>,
 {
-    match f::pow_scalar_case(exp) {
-        0 => runner.run_unary::<R, _>(f::PowScalarCase::<R, 0> { exp }),
-        1 => runner.run_unary::<R, _>(f::PowScalarCase::<R, 1> { exp }),
-        2 => runner.run_unary::<R, _>(f::PowScalarCase::<R, 2> { exp }),
-        3 => runner.run_unary::<R, _>(f::PowScalarCase::<R, 3> { exp }),
-        4 => runner.run_unary::<R, _>(f::PowScalarCase::<R, 4> { exp }),
-        5 => runner.run_unary::<R, _>(f::PowScalarCase::<R, 5> { exp }),
-        _ => runner.run_unary::<R, _>(f::PowScalarCase::<R, 6> { exp }),
+    // The case of the exponent's value (exact in f64 for every dtype here).
+    match f::pow_scalar_case(exp.to_value().to_f64()) {
+        0 => runner.run_unary::<C, _>(f::PowScalarCase::<E, 0> { exp }),
+        1 => runner.run_unary::<C, _>(f::PowScalarCase::<E, 1> { exp }),
+        2 => runner.run_unary::<C, _>(f::PowScalarCase::<E, 2> { exp }),
+        3 => runner.run_unary::<C, _>(f::PowScalarCase::<E, 3> { exp }),
+        4 => runner.run_unary::<C, _>(f::PowScalarCase::<E, 4> { exp }),
+        5 => runner.run_unary::<C, _>(f::PowScalarCase::<E, 5> { exp }),
+        _ => runner.run_unary::<C, _>(f::PowScalarCase::<E, 6> { exp }),
     }
 }
 
@@ -398,7 +410,9 @@ fn run_op(op: BinaryOp, compute: DType, runner: &BinaryRunner, ad: DType, bd: DT
         Some(_) => &[runner.dtype(1)],
         None => &[runner.dtype(1), runner.dtype(2)],
     };
-    if plan::runs_on_f32_blocks(op.info(), compute, runner.dtype(0), inputs) {
+    let blocks = plan::runs_on_f32_blocks(op.info(), compute, runner.dtype(0), inputs);
+    let own_half = plan::runs_own_half_form(op.info(), compute, runner.dtype(0), inputs);
+    if blocks || own_half {
         let rounded = runner.scalar.map(|(side, s)| {
             let v =
                 crate::with_dtype!(compute, T => crate::element::Element::to_value(s.to::<T>()));
@@ -409,9 +423,56 @@ fn run_op(op: BinaryOp, compute: DType, runner: &BinaryRunner, ad: DType, bd: DT
             scalar: rounded,
             cost: runner.cost,
         };
-        return run_functor(op, DType::F32, &runner, ad, bd);
+        return if own_half {
+            run_in_half(op, compute, &runner, ad, bd)
+        } else {
+            run_functor(op, DType::F32, &runner, ad, bd)
+        };
     }
     run_functor(op, compute, runner, ad, bd)
+}
+
+/// The f16/bf16 computation (`half`) of a `HalfOwnRounding` op over f32 blocks
+/// (`functors::InHalf`).
+fn run_in_half(
+    op: BinaryOp,
+    half: DType,
+    runner: &BinaryRunner,
+    ad: DType,
+    bd: DType,
+) -> Result<()> {
+    fn run<F>(runner: &BinaryRunner, half: DType) -> Result<()>
+    where
+        F: f::HalfOwnForm<(f32, f32)> + Default,
+        F: Functor<(half::f16, half::f16), Output = half::f16>,
+        F: Functor<(half::bf16, half::bf16), Output = half::bf16>,
+    {
+        if !F::OVER_F32_BLOCKS {
+            // The per-element half functor (the scalar, if any, was rounded to `half`).
+            return if half == DType::F16 {
+                runner.run::<half::f16, _>(F::default())
+            } else {
+                runner.run::<half::bf16, _>(F::default())
+            };
+        }
+        if half == DType::F16 {
+            runner.run::<f32, _>(f::InHalf::<F, half::f16>::new(F::default()))
+        } else {
+            runner.run::<f32, _>(f::InHalf::<F, half::bf16>::new(F::default()))
+        }
+    }
+    macro_rules! dispatch {
+        (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
+            match op {$(
+                BinaryOp::$Op => crate::if_half_own_rounding!([$($flag)*] {
+                    run::<f::$Op>(runner, half)
+                } else {
+                    Err(unsupported(op, ad, bd))
+                }),
+            )*}
+        };
+    }
+    crate::binary_op_table!(dispatch)
 }
 
 /// [`run_op`]'s dispatch: the functor of `op` in `c`.

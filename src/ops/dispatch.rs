@@ -36,3 +36,16 @@ macro_rules! dispatch_dtypes {
         }
     };
 }
+
+/// `if_half_own_rounding!([flags of a table line] { yes } else { no })`: `yes` for a line
+/// flagged `HalfOwnRounding` (its functor has a `functors::HalfOwnForm`), `no` otherwise; lets
+/// the table's dispatchers name `InHalf<Op, _>` for those lines only.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! if_half_own_rounding {
+    ([HalfOwnRounding $($rest:ident)*] {$($yes:tt)*} else $no:tt) => { $($yes)* };
+    ([$other:ident $($rest:ident)*] $yes:tt else $no:tt) => {
+        $crate::if_half_own_rounding!([$($rest)*] $yes else $no)
+    };
+    ([] $yes:tt else {$($no:tt)*}) => { $($no)* };
+}

@@ -52,21 +52,41 @@ fn unsupported(op: BinaryOp, a: DType, b: DType) -> Error {
     }
 }
 
-/// Whether an op computing in f16/bf16 runs its f32 functor over blocks converted from and to
-/// half precision (F16C / vectorized bf16 shifts, see `kernels`) instead of its half functor:
-/// the same bits (every op but `HalfOwnRounding`, tests/half_blocks.rs), when the output is
-/// stored in the op's result dtype and every input in `compute` (another input dtype must
-/// round to `compute` first, another output dtype must get the rounded result).
-pub(crate) fn runs_on_f32_blocks(
+/// Whether an op computing in f16/bf16 can run over f32 blocks converted from and to half
+/// precision (F16C / vectorized bf16 shifts, see `kernels`): when the output is stored in the
+/// op's result dtype and every input in `compute` (another input dtype must round to `compute`
+/// first, another output dtype must get the rounded result).
+pub(crate) fn half_blocks_apply(
     info: &crate::functors::OpInfo,
     compute: DType,
     out: DType,
     inputs: &[DType],
 ) -> bool {
     compute.is_reduced_float()
-        && !info.flags.has(OpFlag::HalfOwnRounding)
         && out == info.out_dtype(compute)
         && inputs.iter().all(|&d| d == compute)
+}
+
+/// Whether the op runs its f32 functor over the half blocks ([`half_blocks_apply`]): the same
+/// bits as its half functor for every op but `HalfOwnRounding` (tests/half_blocks.rs).
+pub(crate) fn runs_on_f32_blocks(
+    info: &crate::functors::OpInfo,
+    compute: DType,
+    out: DType,
+    inputs: &[DType],
+) -> bool {
+    half_blocks_apply(info, compute, out, inputs) && !info.flags.has(OpFlag::HalfOwnRounding)
+}
+
+/// Whether a `HalfOwnRounding` op runs its half computation over the half blocks
+/// (`functors::InHalf`): the same bits as its half functor, which is that computation.
+pub(crate) fn runs_own_half_form(
+    info: &crate::functors::OpInfo,
+    compute: DType,
+    out: DType,
+    inputs: &[DType],
+) -> bool {
+    half_blocks_apply(info, compute, out, inputs) && info.flags.has(OpFlag::HalfOwnRounding)
 }
 
 /// `torch.result_type` of the operands (the iterator's common dtype).

@@ -24,6 +24,28 @@ where
     Ok(())
 }
 
+/// Runs the f16/bf16 computation of a `HalfOwnRounding` op (`half`: its dtype) over f32 blocks
+/// converted from and to `half` (`functors::InHalf`).
+fn run_unary_in_half<F>(iter: &TensorIterator, cost: LoopCost, f: F, half: DType) -> Result<()>
+where
+    F: f::HalfOwnForm<(f32,)>,
+    F: Functor<(half::f16,), Output = half::f16>,
+    F: Functor<(half::bf16,), Output = half::bf16>,
+{
+    if !F::OVER_F32_BLOCKS {
+        return if half == DType::F16 {
+            run_unary::<half::f16, _>(iter, cost, f)
+        } else {
+            run_unary::<half::bf16, _>(iter, cost, f)
+        };
+    }
+    if half == DType::F16 {
+        run_unary::<f32, _>(iter, cost, f::InHalf::<F, half::f16>::new(f))
+    } else {
+        run_unary::<f32, _>(iter, cost, f::InHalf::<F, half::bf16>::new(f))
+    }
+}
+
 /// The iterator config of a unary op: float ops promote integers to the default float;
 /// predicates (`isnan`, `logical_not`, ...) produce bool; the rest keep the input's dtype.
 /// Fields are set in place (a by-value builder chain moves the config at every call).
@@ -90,8 +112,9 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
         out,
     );
     config.build_with(|iter| {
-        let blocks =
-            super::plan::runs_on_f32_blocks(op.info(), compute, iter.dtype(0), &[iter.dtype(1)]);
+        let (out_d, in_d) = (iter.dtype(0), iter.dtype(1));
+        let blocks = super::plan::runs_on_f32_blocks(op.info(), compute, out_d, &[in_d]);
+        let own_half = super::plan::runs_own_half_form(op.info(), compute, out_d, &[in_d]);
         let compute = if blocks { DType::F32 } else { compute };
         // The vectorized f32 functors (`fastmath`) are cheaper per element: a smaller grain.
         let c = if compute == DType::F32 && op.has(OpFlag::VectorF32) {
@@ -103,7 +126,15 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
         macro_rules! dispatch {
             (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
                 match op {$(
-                    UnaryOp::$Op => dispatch_dtypes!(compute, $dtypes, C => run_unary::<C, _>(iter, c, <f::$Op>::default()), _ => Err(unsupported())),
+                    UnaryOp::$Op => crate::if_half_own_rounding!([$($flag)*] {
+                        if own_half {
+                            run_unary_in_half(iter, c, <f::$Op>::default(), compute)
+                        } else {
+                            dispatch_dtypes!(compute, $dtypes, C => run_unary::<C, _>(iter, c, <f::$Op>::default()), _ => Err(unsupported()))
+                        }
+                    } else {
+                        dispatch_dtypes!(compute, $dtypes, C => run_unary::<C, _>(iter, c, <f::$Op>::default()), _ => Err(unsupported()))
+                    }),
                 )*}
             };
         }
