@@ -312,14 +312,23 @@ mod half_blocks {
             }
             return;
         }
-        let mut bits = [0u16; super::BLOCK];
+        // Uninitialised (a zeroed one cost a memset per block); only what the gather wrote is
+        // read.
+        let mut bits = super::BlockBuf::<u16>::new();
         let mut done = 0;
         while done < n {
             let m = super::BLOCK.min(n - done);
-            for (i, b) in bits[..m].iter_mut().enumerate() {
-                // SAFETY: the contract: element `done + i` is valid at `stride`.
-                *b = unsafe { (src.offset((done + i) as isize * stride) as *const u16).read() };
-            }
+            // SAFETY: the contract: elements `done..done + m` are valid at `stride`; `bits` is
+            // valid for `m <= BLOCK` writes and disjoint from them. `load_same` has the
+            // vectorized reversed and step-2 gathers.
+            unsafe {
+                super::load_same::<u16>(
+                    src.offset(done as isize * stride),
+                    stride,
+                    m,
+                    bits.as_mut_ptr(),
+                )
+            };
             // SAFETY: `bits` holds `m` valid 2-byte elements at unit stride; `dst + done` is
             // valid for `m` writes (the contract).
             unsafe { load(bits.as_ptr() as *const u8, 2, m, dst.add(done)) };
@@ -339,16 +348,23 @@ mod half_blocks {
         n: usize,
         store: unsafe fn(*const f32, *mut u8, isize, usize),
     ) {
-        let mut bits = [0u16; super::BLOCK];
+        let mut bits = super::BlockBuf::<u16>::new();
         let mut done = 0;
         while done < n {
             let m = super::BLOCK.min(n - done);
-            // SAFETY: `src + done` valid for `m` reads; `bits` for `m` writes at unit stride.
+            // SAFETY: `src + done` valid for `m` reads; `bits` for `m <= BLOCK` writes at unit
+            // stride.
             unsafe { store(src.add(done), bits.as_mut_ptr() as *mut u8, 2, m) };
-            for (i, &b) in bits[..m].iter().enumerate() {
-                // SAFETY: the contract: element `done + i` is valid at `stride`.
-                unsafe { (dst.offset((done + i) as isize * stride) as *mut u16).write(b) };
-            }
+            // SAFETY: the contract: elements `done..done + m` are valid at `stride`; `bits`
+            // holds `m` elements (just written), disjoint from them.
+            unsafe {
+                super::store_same::<u16>(
+                    bits.as_ptr(),
+                    dst.offset(done as isize * stride),
+                    stride,
+                    m,
+                )
+            };
             done += m;
         }
     }
