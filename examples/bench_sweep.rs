@@ -14,7 +14,7 @@
 //!
 //! * Size: 16M elements ([4096, 4096]); `--small`: 64K ([256, 256], cache-resident).
 //! * Casts: `to` rows, every (source, destination) dtype pair, `out.copy_(&a)` from a
-//!   contiguous `a` and from `a.t()` into a contiguous output (`--only =to`).
+//!   contiguous `a`, from `a.t()` and from a reversed view into a contiguous output (`--only =to`).
 //! * Layouts (binary: all; unary: `contig`, `transposed`, `step2`, `reversed`):
 //!   - `contig`: `a[R,C] op b[R,C]`, both contiguous, same dtype;
 //!   - `scalar`: `a[R,C] op s` with a CPU scalar (1.5 for floats, 3 for integers, true for bool);
@@ -579,15 +579,15 @@ impl Sweep {
 
 impl Sweep {
     /// `to`: every (source, destination) pair of the sweep's dtypes, `out.copy_(&a)` into a
-    /// contiguous output, from a contiguous source (`contig`) and from `a.t()` (`transposed`:
-    /// the tile path). Reference: `convert_value` in a plain loop over contiguous slices.
+    /// contiguous output, from a contiguous source (`contig`), from `a.t()` (`transposed`:
+    /// the tile path) and from a reversed view (`reversed`: the strided block path). Reference: `convert_value` in a plain loop over contiguous slices.
     fn cast_rows(&mut self) {
         for d in DTYPES {
             if !self.wanted_dtype(d) {
                 continue;
             }
             for to in DTYPES {
-                for layout in ["contig", "transposed"] {
+                for layout in ["contig", "transposed", "reversed"] {
                     if to != d && self.wanted_layout(layout) {
                         self.inputs(d);
                         self.cast_row(d, to, layout);
@@ -598,13 +598,14 @@ impl Sweep {
     }
 
     fn cast_row(&mut self, d: DType, to: DType, layout: &'static str) {
-        let (n, th, side) = (self.n, self.o.threads, self.side);
+        let (n, th) = (self.n, self.o.threads);
         let src = self.inputs[&d].a.share();
         let a = match layout {
             "contig" => src.share(),
+            "reversed" => src.reshape([n]).slice(0, None, None, -1),
             _ => src.t(),
         };
-        let mut out = DynTensor::zeros(to, &[side, side]).expect("output");
+        let mut out = DynTensor::zeros(to, a.shape()).expect("output");
         let t0 = Instant::now();
         out.copy_(&a);
         let once = t0.elapsed();

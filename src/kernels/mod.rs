@@ -52,12 +52,29 @@ unsafe fn load_cast<S: Element, C: Element>(src: *const u8, stride: isize, n: us
         });
         return;
     }
-    for i in 0..n {
-        // SAFETY: per the function contract.
+    // Any other stride: gathered into a unit-stride buffer (the vectorized reversed and step-2
+    // forms of `load_same`), then converted as a unit-stride run.
+    let mut buf = BlockBuf::<S>::new();
+    let mut done = 0;
+    while done < n {
+        let m = BLOCK.min(n - done);
+        // SAFETY: the contract: elements `done..done + m` are valid at `stride`; `buf` is valid
+        // for `m <= BLOCK` writes and disjoint from them; `dst + done` for `m` writes.
         unsafe {
-            let v = (src.offset(i as isize * stride) as *const S).read();
-            dst.add(i).write(convert_value::<S, C>(v));
+            load_same::<S>(
+                src.offset(done as isize * stride),
+                stride,
+                m,
+                buf.as_mut_ptr(),
+            );
+            load_cast::<S, C>(
+                buf.as_ptr() as *const u8,
+                size_of::<S>() as isize,
+                m,
+                dst.add(done),
+            );
         }
+        done += m;
     }
 }
 
@@ -87,12 +104,24 @@ unsafe fn store_cast<O: Element, D: Element>(src: *const O, dst: *mut u8, stride
         });
         return;
     }
-    for i in 0..n {
-        // SAFETY: per the function contract.
+    // Any other stride: converted as a unit-stride run into a buffer, then scattered (the
+    // vectorized reversed form of `store_same`).
+    let mut buf = BlockBuf::<D>::new();
+    let mut done = 0;
+    while done < n {
+        let m = BLOCK.min(n - done);
+        // SAFETY: the contract: `src + done` valid for `m` reads, elements `done..done + m` of
+        // `dst` valid at `stride`; `buf` valid for `m <= BLOCK` elements, disjoint from both.
         unsafe {
-            let v = src.add(i).read();
-            (dst.offset(i as isize * stride) as *mut D).write(convert_value::<O, D>(v));
+            store_cast::<O, D>(
+                src.add(done),
+                buf.as_mut_ptr() as *mut u8,
+                size_of::<D>() as isize,
+                m,
+            );
+            store_same::<D>(buf.as_ptr(), dst.offset(done as isize * stride), stride, m);
         }
+        done += m;
     }
 }
 
