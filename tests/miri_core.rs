@@ -312,3 +312,25 @@ fn narrow_domain_blocks_in_place_and_fresh() {
     c.fmod_(&dt);
     assert_eq!(bits(&c), want);
 }
+
+/// Strided operands stored in another dtype than the computation's: gathered by `load_same`
+/// into a block buffer and converted as a unit-stride run (`load_cast`); strided outputs of
+/// another dtype converted into a buffer and scattered (`store_cast`). 300 elements: two blocks.
+#[test]
+fn strided_casting_loads_and_stores() {
+    let n = 300;
+    let i = DynTensor::from(Tensor::<i32>::from_vec((0..n as i32).collect(), &[n]).unwrap());
+    let f = DynTensor::from(t(&vec![0.5; n], &[n]));
+    let s = i.slice(0, None, None, -1).try_add(&f).unwrap();
+    let want: Vec<f32> = (0..n).map(|j| (n - 1 - j) as f32 + 0.5).collect();
+    assert_eq!(s.as_typed::<f32>().unwrap().to_vec(), want);
+    // out[n-1-k] = i[k] as i64, and out16[n-1-k] = s[k] as i16 (= n-1-k after truncation).
+    let out = DynTensor::zeros(DType::I64, &[n]).unwrap();
+    out.slice(0, None, None, -1).copy_(&i);
+    let want: Vec<i64> = (0..n as i64).rev().collect();
+    assert_eq!(out.as_typed::<i64>().unwrap().to_vec(), want);
+    let out16 = DynTensor::zeros(DType::I16, &[n]).unwrap();
+    out16.slice(0, None, None, -1).copy_(&s);
+    let want: Vec<i16> = (0..n as i16).collect();
+    assert_eq!(out16.as_typed::<i16>().unwrap().to_vec(), want);
+}

@@ -117,35 +117,37 @@ real_binary_impls!(Div);
 /// PyTorch's `div_floor_floating` (numpy's fmod-based floor division).
 #[inline(always)]
 pub(crate) fn div_floor_real<R: Real>(a: R, b: R) -> R {
-    div_floor_with(a, b, R::fmod)
+    div_floor_with(a, b, R::fmod, |x| x)
 }
 
-/// [`div_floor_real`] with the given (exact) `fmod`.
+/// [`div_floor_real`] with the given (exact) `fmod`, every intermediate passed through `round`:
+/// the identity in f32/f64, the half type's rounding for f16/bf16 (PyTorch's `Half`/`BFloat16`
+/// instantiation rounds each operation).
 #[inline(always)]
-fn div_floor_with<R: Real>(a: R, b: R, fmod: impl Fn(R, R) -> R) -> R {
+fn div_floor_with<R: Real>(a: R, b: R, fmod: impl Fn(R, R) -> R, round: impl Fn(R) -> R) -> R {
     if b == R::ZERO {
-        return a / b;
+        return round(a / b);
     }
-    let m = fmod(a, b);
-    let mut div = (a - m) / b;
+    let m = round(fmod(a, b));
+    let mut div = round(round(a - m) / b);
     if m != R::ZERO && ((b < R::ZERO) != (m < R::ZERO)) {
-        div = div - R::ONE;
+        div = round(div - R::ONE);
     }
     if div != R::ZERO {
-        let mut fl = div.floor();
-        if div - fl > R::HALF {
-            fl = fl + R::ONE;
+        let mut fl = round(div.floor());
+        if round(div - fl) > R::HALF {
+            fl = round(fl + R::ONE);
         }
         fl
     } else {
-        R::ZERO.copysign(a / b)
+        R::ZERO.copysign(round(a / b))
     }
 }
 
 impl FloorDivide {
     #[inline(always)]
     fn eval_with<R: Real>(&self, a: R, b: R, fmod: impl Fn(R, R) -> R) -> R {
-        div_floor_with(a, b, fmod)
+        div_floor_with(a, b, fmod, |x| x)
     }
 }
 
@@ -178,34 +180,12 @@ impl Functor<(f64, f64)> for FloorDivide {
 /// kernel): every operation, `fmod` included, is computed in f32 and rounded to the half type
 /// (`round`), as their arithmetic operators do, so the intermediates lose precision: a bf16
 /// `-5 // 0.0123` is -408, where rounding the f32 result once gives -406. (A CPU scalar
-/// divisor takes the opmath path instead: `FloorDivideScalarOpmath`, rounded once.)
-#[inline(always)]
-fn div_floor_half<H: super::HalfFormat>(a: f32, b: f32, fmod: impl Fn(f32, f32) -> f32) -> f32 {
-    let round = H::round;
-    if b == 0.0 {
-        return round(a / b);
-    }
-    let m = round(fmod(a, b));
-    let mut div = round(round(a - m) / b);
-    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
-        div = round(div - 1.0);
-    }
-    if div != 0.0 {
-        let mut fl = round(Real::floor(div));
-        if round(div - fl) > 0.5 {
-            fl = round(fl + 1.0);
-        }
-        fl
-    } else {
-        Real::copysign(0.0f32, round(a / b))
-    }
-}
-
-// f16/bf16: fmod's narrow domain as in f32 (the inputs are exact halves, so the same test).
+/// divisor takes the opmath path instead: `FloorDivideScalarOpmath`, rounded once.) fmod's
+/// narrow domain as in f32 (the inputs are exact halves, so the same test).
 impl super::HalfOwnForm<(f32, f32)> for FloorDivide {
     #[inline(always)]
     fn call_half<H: super::HalfFormat>(&self, (a, b): (f32, f32)) -> f32 {
-        div_floor_half::<H>(a, b, Real::fmod)
+        div_floor_with(a, b, Real::fmod, H::round)
     }
     const HAS_NARROW_DOMAIN: bool = true;
     #[inline(always)]
@@ -214,7 +194,7 @@ impl super::HalfOwnForm<(f32, f32)> for FloorDivide {
     }
     #[inline(always)]
     fn call_half_narrow<H: super::HalfFormat>(&self, (a, b): (f32, f32)) -> f32 {
-        div_floor_half::<H>(a, b, super::real::fmod_f32_narrow)
+        div_floor_with(a, b, super::real::fmod_f32_narrow, H::round)
     }
 }
 super::half_form::half_functors_from_own_form!(FloorDivide, binary);
