@@ -169,17 +169,35 @@ impl DynTensor {
         dispatch!(self, t => t.data_ptr() as *mut u8)
     }
 
-    /// The storage's borrow state (see `storage.rs`).
-    #[inline]
-    pub(crate) fn borrow_flag(&self) -> &crate::storage::BorrowFlag {
-        dispatch!(self, t => t.storage.borrow_flag())
-    }
-
     /// Address range of the whole storage (for overlap checks).
     #[inline]
     pub fn storage_ptr(&self) -> *const u8 {
         dispatch!(self, t => t.storage().as_ptr().cast::<u8>())
     }
+
+    /// Everything the iterator asks of a tensor, read in one dispatch (each accessor above is
+    /// a match over the dtypes: a tiny op asked a dozen of them per operand).
+    #[inline]
+    pub(crate) fn parts(&self) -> TensorParts<'_> {
+        dispatch!(self, t => TensorParts {
+            dtype: t.dtype(),
+            layout: t.layout(),
+            data: t.data_ptr() as *mut u8,
+            storage: t.storage().as_ptr().cast::<u8>(),
+            flag: t.storage.borrow_flag(),
+        })
+    }
+}
+
+/// A tensor's dtype, layout, element-0 and storage addresses and borrow state
+/// ([`DynTensor::parts`]).
+#[derive(Copy, Clone)]
+pub(crate) struct TensorParts<'t> {
+    pub(crate) dtype: DType,
+    pub(crate) layout: &'t crate::layout::Layout,
+    pub(crate) data: *mut u8,
+    pub(crate) storage: *const u8,
+    pub(crate) flag: &'t crate::storage::BorrowFlag,
 }
 
 /// Generates a `try_*` view and its panicking twin on `DynTensor`, forwarding to `Tensor<T>`.

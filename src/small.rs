@@ -29,6 +29,31 @@ impl<T: Copy, const N: usize> SmallBuf<T, N> {
         }
     }
 
+    /// Makes this buffer `len` copies of `v`, in place: assigning a new buffer instead moves
+    /// the whole inline array (a `memcpy` call per assignment on a tiny op's path).
+    #[inline]
+    pub(crate) fn set_filled(&mut self, len: usize, v: T) {
+        match self {
+            SmallBuf::Inline { len: l, data } if len <= N => {
+                data[..len].fill(v);
+                *l = len as u32;
+            }
+            _ => *self = Self::filled(len, v),
+        }
+    }
+
+    /// Makes this buffer a copy of `s`, in place (see [`SmallBuf::set_filled`]).
+    #[inline]
+    pub(crate) fn set_slice(&mut self, s: &[T]) {
+        match self {
+            SmallBuf::Inline { len, data } if s.len() <= N => {
+                data[..s.len()].copy_from_slice(s);
+                *len = s.len() as u32;
+            }
+            _ => *self = Self::from_slice(s, s[0]),
+        }
+    }
+
     /// An empty buffer; `fill` only initialises the unused inline slots.
     #[inline]
     pub(crate) fn empty(fill: T) -> Self {

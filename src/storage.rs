@@ -101,42 +101,6 @@ impl Drop for BorrowGuard<'_> {
     }
 }
 
-/// The borrows of a small op run without the iterator: the exclusive one on its output (if
-/// it has a given output), shared ones on its inputs. An input on the output's storage is
-/// covered by the output's borrow (one op is one borrower); two shared borrows of one storage
-/// simply count twice. Dropping it (or an early error) releases everything taken.
-pub(crate) struct OpBorrows<'a> {
-    _out: Option<BorrowGuard<'a>>,
-    _inputs: [Option<BorrowGuard<'a>>; 2],
-}
-
-impl<'a> OpBorrows<'a> {
-    pub(crate) fn acquire(
-        op: &'static str,
-        out: Option<&'a BorrowFlag>,
-        inputs: [Option<&'a BorrowFlag>; 2],
-    ) -> Result<Self> {
-        let out_guard = match out {
-            Some(f) => Some(BorrowGuard::new(f, op, true)?),
-            None => None,
-        };
-        let shared = |f: Option<&'a BorrowFlag>| -> Result<Option<BorrowGuard<'a>>> {
-            match f {
-                Some(f) if !out.is_some_and(|o| std::ptr::eq(o, f)) => {
-                    Ok(Some(BorrowGuard::new(f, op, false)?))
-                }
-                _ => Ok(None),
-            }
-        };
-        let a = shared(inputs[0])?;
-        let b = shared(inputs[1])?;
-        Ok(OpBorrows {
-            _out: out_guard,
-            _inputs: [a, b],
-        })
-    }
-}
-
 /// Alignment of every buffer: a cache line, and enough for 512-bit vector loads.
 pub const STORAGE_ALIGN: usize = 64;
 

@@ -340,6 +340,53 @@ fn out_may_alias_an_input_exactly() {
     assert_eq!(a.to_values(), want.to_values());
 }
 
+/// Small contiguous operands (the iterator's single-run set-up, `iter::single`) on one storage:
+/// the identical view runs in place, disjoint views of one storage read what they held, and a
+/// shifted view is the overlap error of the general set-up.
+#[test]
+fn flat_operands_on_one_storage() {
+    let base = f32_base(16);
+    let (lo, hi) = (base.narrow(0, 0, 8), base.narrow(0, 8, 8));
+    let want_lo = lo.add(&hi).to_values();
+    let want_hi = hi.to_values();
+    lo.add_out(&hi, &lo);
+    assert_eq!(
+        lo.to_values(),
+        want_lo,
+        "out = first input, second input disjoint"
+    );
+    assert_eq!(hi.to_values(), want_hi, "the disjoint input is unchanged");
+    let want = hi.mul(&hi).to_values();
+    hi.mul_out(&hi, &hi);
+    assert_eq!(hi.to_values(), want, "all three operands one view");
+    let want = lo.exp().to_values();
+    lo.exp_out(&lo);
+    assert_eq!(lo.to_values(), want, "unary in place");
+    let want = lo.add(&hi).to_values();
+    hi.add_out(&lo, &lo);
+    assert_eq!(lo.to_values(), want, "out = second input");
+    let before = storage_bytes(&base);
+    let shifted = base.narrow(0, 4, 8);
+    assert_overlap_error(lo.try_add_out(&hi, &shifted), &base, &before, "out shifted");
+    // Mixed dtypes and a given output of another dtype through the same set-up.
+    let i = DynTensor::from(Tensor::<i64>::from_vec((0..8).collect(), &[8]).unwrap());
+    let out = DynTensor::zeros(DType::F64, &[8]).unwrap();
+    i.add_out(&lo, &out);
+    let want: Vec<Value> = (0..8)
+        .zip(lo.to_values())
+        .map(|(k, v)| match v {
+            Value::F32(v) => Value::F64((k as f32 + v) as f64),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(out.to_values(), want, "i64 + f32 into f64");
+    let bad = DynTensor::zeros(DType::I32, &[8]).unwrap();
+    assert!(
+        matches!(i.try_add_out(&lo, &bad), Err(Error::UnsafeCast { .. })),
+        "f32 result into i32 is refused"
+    );
+}
+
 fn assert_overlap_error(r: Result<(), Error>, dst: &DynTensor, before: &[u8], what: &str) {
     match r {
         Err(Error::MemoryOverlap { .. }) => {}

@@ -2,6 +2,7 @@
 
 use super::config::IterConfig;
 use super::overlap;
+use super::single;
 use super::{NO_OPERAND, Operand, OperandBuf, Owned, Src, StrideBuf, TensorIterator};
 use crate::dtype::{Category, DType};
 use crate::dyn_tensor::DynTensor;
@@ -10,7 +11,7 @@ use crate::layout::checked_numel;
 use crate::promotion::{OperandKind, ResultTypeState, can_cast};
 use crate::small::{DimVec, SmallBuf};
 
-fn invalid(op: &'static str, reason: &str) -> Error {
+pub(crate) fn invalid(op: &'static str, reason: &str) -> Error {
     Error::InvalidArgument {
         op,
         reason: reason.into(),
@@ -88,50 +89,65 @@ fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
         ));
     }
 
-    // 2. memory overlap (overlap.rs): outputs must not overlap themselves or each other; an
-    // input that reaches an output's elements in another order is read from a copy. O(1) per
-    // pair when the storages differ; a contiguous output cannot overlap itself.
-    if cfg.check_mem_overlap {
-        for (k, out) in cfg.outputs.iter().enumerate() {
-            let Some(out) = *out else { continue };
-            if !out.is_contiguous() {
-                overlap::assert_no_internal_overlap(out)?;
-            }
-            for other in cfg.outputs[..k].iter().filter_map(|o| *o) {
-                overlap::assert_outputs_disjoint(out, other)?;
-            }
-        }
+    // The common case first: one output, inputs of one shape, everything contiguous.
+    if flat_set_up(cfg, it)? {
+        return finish(it);
     }
-    // Operands: outputs first. Undefined outputs are filled in when allocated.
-    let nt = cfg.outputs.len() + cfg.inputs.len();
+
+    // Operands: outputs first, each given tensor's parts read once. Undefined outputs are
+    // filled in when allocated.
+    let nout = cfg.outputs.len();
+    let nt = nout + cfg.inputs.len();
     let (operands, owned) = (&mut it.operands, &mut it.owned);
     for o in cfg.outputs.iter() {
+        let given = o.map(|t| t.parts());
         operands.push(Operand {
             src: o.map_or(Src::Owned(usize::MAX), Src::Given),
             is_output: true,
             is_const: false,
             allocated: o.is_none(),
-            dtype: o.map_or(DType::Bool, |t| t.dtype()),
+            dtype: given.map_or(DType::Bool, |p| p.dtype),
+            given,
         });
+    }
+    // 2. memory overlap (overlap.rs): outputs must not overlap themselves or each other; an
+    // input that reaches an output's elements in another order is read from a copy. O(1) per
+    // pair when the storages differ; a contiguous output cannot overlap itself.
+    if cfg.check_mem_overlap {
+        for k in 0..nout {
+            let Some(out) = operands[k].given else {
+                continue;
+            };
+            if !out.layout.is_contiguous() {
+                overlap::assert_no_internal_overlap(out.layout)?;
+            }
+            for other in operands[..k].iter().filter_map(|o| o.given) {
+                overlap::assert_outputs_disjoint(&out, &other)?;
+            }
+        }
     }
     for &(t, is_const) in cfg.inputs.iter() {
         let t = t.expect("inputs are Some");
+        let p = t.parts();
         let mut copy = false;
-        for out in cfg.given_outputs() {
-            copy |= overlap::output_input_sharing(out, t, cfg.check_mem_overlap)?
-                == overlap::Sharing::CopyInput;
+        for k in 0..nout {
+            if let Some(out) = operands[k].given {
+                copy |= overlap::output_input_sharing(&out, &p, cfg.check_mem_overlap)?
+                    == overlap::Sharing::CopyInput;
+            }
         }
-        let src = if copy {
-            Src::Owned(owned.push(t.try_clone()?))
+        let (src, given) = if copy {
+            (Src::Owned(owned.push(t.try_clone()?)), None)
         } else {
-            Src::Given(t)
+            (Src::Given(t), Some(p))
         };
         operands.push(Operand {
             src,
             is_output: false,
             is_const,
             allocated: false,
-            dtype: t.dtype(),
+            dtype: p.dtype,
+            given,
         });
     }
 
@@ -169,17 +185,18 @@ fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
         // when nothing else gives a shape (`fill_`-like iterators).
         let outs_count = cfg.is_reduction || !cfg.resize_outputs || cfg.inputs.is_empty();
         let mut shape: Option<DimVec<usize>> = None;
-        let sources = cfg
-            .given_outputs()
-            .filter(|_| outs_count)
-            .chain(cfg.input_tensors());
-        for t in sources {
+        for i in 0..nt {
+            let o = &it.operands[i];
+            if o.allocated || (o.is_output && !outs_count) {
+                continue;
+            }
+            let t = it.layout(i).shape();
             match &mut shape {
-                None => shape = Some(DimVec::from_slice(t.shape(), 0)),
-                Some(s) if &**s == t.shape() => {}
+                None => shape = Some(DimVec::from_slice(t, 0)),
+                Some(s) if &**s == t => {}
                 Some(s) => {
                     all_same_shape = false;
-                    *s = broadcast(name, s, t.shape())?;
+                    *s = broadcast(name, s, t)?;
                 }
             }
         }
@@ -193,29 +210,23 @@ fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
     let numel = checked_numel(&shape, 8)?;
 
     // 4. given outputs: never broadcast (except in reductions, where they were broadcast above)
-    for out in cfg.given_outputs() {
-        if cfg.static_shape.is_none() && !cfg.is_reduction && out.shape() != &*shape {
-            return Err(Error::OutputShape {
-                op: name,
-                expected: shape.to_vec(),
-                got: out.shape().to_vec(),
-            });
-        }
-        if out.shape() != &*shape {
+    for out in it.operands[..nout].iter().filter_map(|o| o.given) {
+        let out_shape = out.layout.shape();
+        if out_shape != &*shape {
+            if cfg.static_shape.is_none() && !cfg.is_reduction {
+                return Err(Error::OutputShape {
+                    op: name,
+                    expected: shape.to_vec(),
+                    got: out_shape.to_vec(),
+                });
+            }
             all_same_shape = false;
         }
     }
 
     // 5. dtypes
-    let (common_dtype, out_dtype) = compute_types(cfg, &it.operands)?;
-    let alloc_dtype = || {
-        out_dtype.ok_or_else(|| {
-            invalid(
-                name,
-                "cannot infer the dtype of an allocated output (inputs of different dtypes without promotion, or no inputs)",
-            )
-        })
-    };
+    let (common_dtype, out_dtype) = operand_types(cfg, it)?;
+    let alloc_dtype = || single::alloc_dtype(cfg, out_dtype);
 
     it.base = SmallBuf::filled(nt, core::ptr::null_mut());
     it.logical_shape = shape;
@@ -230,6 +241,62 @@ fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
         return finish(it);
     }
     general_set_up(it, cfg, alloc_dtype)
+}
+
+/// The flat set-up, taken before everything else (PyTorch's `fast_set_up` for its most common
+/// case; the operands are those of [`single::flat_operands`]): one run of `numel` elements in
+/// memory order and the dtype rules, without steps 2-10. `Ok(false)` (the iterator untouched)
+/// hands every other case, and every error but the dtype ones, to the general steps.
+#[inline(always)]
+fn flat_set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<bool> {
+    let Some(flat) = single::flat_operands(cfg) else {
+        return Ok(false);
+    };
+    let (common_dtype, out_dtype) = flat.types(cfg)?;
+    let shape = flat.shape;
+    let out = flat.out;
+    it.operands.push(Operand {
+        src: cfg.outputs[0].map_or(Src::Owned(usize::MAX), Src::Given),
+        is_output: true,
+        is_const: false,
+        allocated: out.is_none(),
+        dtype: out.map_or(DType::Bool, |p| p.dtype),
+        given: out,
+    });
+    for (&(t, is_const), p) in cfg.inputs.iter().zip(&flat.ins) {
+        it.operands.push(Operand {
+            src: Src::Given(t.expect("flat_operands checked")),
+            is_output: false,
+            is_const,
+            allocated: false,
+            dtype: p.dtype,
+            given: Some(*p),
+        });
+    }
+    if out.is_none() {
+        let dtype = single::alloc_dtype(cfg, out_dtype)?;
+        let t = DynTensor::zeros(dtype, shape)?;
+        it.operands[0].src = Src::Owned(it.owned.push(t));
+        it.operands[0].dtype = dtype;
+    }
+    let nt = it.operands.len();
+    it.common_dtype = common_dtype;
+    it.numel = flat.numel;
+    it.fast_setup = true;
+    // In place: the fresh iterator's buffers are empty and inline.
+    it.logical_shape.set_slice(shape);
+    for d in (0..shape.len()).rev() {
+        it.perm.push(d);
+    }
+    it.base.set_filled(nt, core::ptr::null_mut());
+    if !shape.is_empty() {
+        it.shape.set_filled(1, flat.numel);
+        it.strides.set_filled(nt, 0);
+        for (s, o) in it.strides.iter_mut().zip(it.operands.iter()) {
+            *s = o.dtype.size() as isize;
+        }
+    }
+    Ok(true)
 }
 
 /// Steps 7-10 (strides, reorder, allocation, coalescing) and the borrows, for what the fast
@@ -251,8 +318,8 @@ fn general_set_up<'a>(
         if it.operands[i].allocated {
             continue;
         }
-        let t = it.tensor(i);
-        let es = t.dtype().size() as isize;
+        let t = it.layout(i);
+        let es = it.operands[i].dtype.size() as isize;
         let off = nd - t.ndim();
         for (k, (&n, &s)) in t.shape().iter().zip(t.strides()).enumerate() {
             let d = off + k;
@@ -315,24 +382,37 @@ fn general_set_up<'a>(
 /// a storage is one borrower; `overlap.rs` made reading it in place correct). Tensors the
 /// iterator holds itself (allocated outputs, copies) are fresh and unshared: no borrow.
 fn finish(it: &mut TensorIterator<'_>) -> Result<()> {
-    let nt = it.operands.len();
-    for i in 0..nt {
-        it.base[i] = it.tensor(i).data_ptr_bytes();
+    // The fields apart, each buffer's slice taken once (indexing a `SmallBuf` matches its
+    // inline/heap variant each time).
+    let TensorIterator {
+        name,
+        operands,
+        owned,
+        base,
+        borrows,
+        ..
+    } = it;
+    let ops: &[Operand<'_>] = operands;
+    for (b, o) in base.iter_mut().zip(ops) {
+        *b = match (o.given, o.src) {
+            (Some(p), _) => p.data,
+            (None, Src::Given(t)) => t.data_ptr_bytes(),
+            (None, Src::Owned(k)) => owned.get(k).data_ptr_bytes(),
+        };
     }
-    for i in 0..nt {
-        let Src::Given(t) = it.operands[i].src else {
+    for (i, o) in ops.iter().enumerate() {
+        let Some(p) = o.given else {
             continue;
         };
-        let ptr = t.storage_ptr();
-        let given_on = |o: &Operand<'_>| matches!(o.src, Src::Given(u) if u.storage_ptr() == ptr);
-        if it.operands[..i].iter().any(given_on) {
+        let given_on = |u: &Operand<'_>| u.given.is_some_and(|u| core::ptr::eq(u.flag, p.flag));
+        if ops[..i].iter().any(given_on) {
             continue; // borrowed with an earlier operand
         }
-        let exclusive = it.operands[i..].iter().any(|o| o.is_output && given_on(o));
+        let exclusive = ops[i..].iter().any(|u| u.is_output && given_on(u));
         // On a conflict the iterator is dropped, releasing the borrows taken so far.
-        t.borrow_flag().acquire(it.name, exclusive)?;
+        p.flag.acquire(name, exclusive)?;
         // `build` refused more than `u32::MAX` operands.
-        it.borrows.push((i as u32, exclusive));
+        borrows.push((i as u32, exclusive));
     }
     Ok(())
 }
@@ -369,20 +449,23 @@ pub(crate) fn broadcast(name: &'static str, a: &[usize], b: &[usize]) -> Result<
 }
 
 /// PyTorch's `compute_types`: returns (common dtype, dtype for allocated outputs).
-fn compute_types(
+#[inline]
+pub(crate) fn compute_types(
     cfg: &IterConfig<'_>,
-    operands: &[Operand<'_>],
+    given_outs: &[DType],
+    ins: &[InputType],
 ) -> Result<(Option<DType>, Option<DType>)> {
     let name = cfg.name;
-    // The dtypes the operands cached (step 2): no tensor access per question.
-    let (outs, ins) = operands.split_at(cfg.outputs.len());
-    let given_outs = || outs.iter().filter(|o| !o.allocated).map(|o| o.dtype);
     let first_in = ins.first().map(|o| o.dtype);
     let differ = ins.iter().any(|o| Some(o.dtype) != first_in);
     if cfg.check_all_same_dtype {
-        let expected = first_in.or_else(|| given_outs().next());
+        let expected = first_in.or_else(|| given_outs.first().copied());
         if let Some(e) = expected {
-            for got in given_outs().chain(ins.iter().map(|o| o.dtype)) {
+            for got in given_outs
+                .iter()
+                .copied()
+                .chain(ins.iter().map(|o| o.dtype))
+            {
                 if got != e {
                     return Err(Error::DTypeMismatch {
                         op: name,
@@ -394,10 +477,12 @@ fn compute_types(
         }
     }
     let mut common = if differ { None } else { first_in };
-    if cfg.promote_inputs_to_common_dtype {
+    // Promotion of dimensioned tensors of one dtype and nothing else is that dtype.
+    let trivial = !differ && cfg.scalars.is_empty() && ins.iter().all(|o| !o.zero_dim);
+    if cfg.promote_inputs_to_common_dtype && !trivial {
         let mut st = ResultTypeState::new();
-        for (o, t) in ins.iter().zip(cfg.input_tensors()) {
-            let kind = if t.ndim() == 0 {
+        for o in ins {
+            let kind = if o.zero_dim {
                 OperandKind::ZeroDim
             } else {
                 OperandKind::Dimensioned
@@ -418,7 +503,7 @@ fn compute_types(
     if cfg.enforce_safe_casting_to_output
         && let Some(c) = common
     {
-        for to in given_outs() {
+        for &to in given_outs {
             if !can_cast(c, to) {
                 return Err(Error::UnsafeCast {
                     op: name,
@@ -432,6 +517,38 @@ fn compute_types(
     Ok((common, out_dtype))
 }
 
+/// An input as dtype promotion sees it.
+#[derive(Copy, Clone)]
+pub(crate) struct InputType {
+    pub(crate) dtype: DType,
+    /// A 0-d tensor (weaker than a dimensioned one in promotion).
+    pub(crate) zero_dim: bool,
+}
+
+/// [`compute_types`] of the iterator's operands.
+fn operand_types(
+    cfg: &IterConfig<'_>,
+    it: &TensorIterator<'_>,
+) -> Result<(Option<DType>, Option<DType>)> {
+    let nout = cfg.outputs.len();
+    let ops = &it.operands[..];
+    let given = OperandBuf::from_iter_fill(
+        ops[..nout].iter().filter(|o| !o.allocated).map(|o| o.dtype),
+        DType::Bool,
+    );
+    let ins = OperandBuf::from_iter_fill(
+        (nout..ops.len()).map(|i| InputType {
+            dtype: ops[i].dtype,
+            zero_dim: it.layout(i).ndim() == 0,
+        }),
+        InputType {
+            dtype: DType::Bool,
+            zero_dim: false,
+        },
+    );
+    compute_types(cfg, &given, &ins)
+}
+
 /// PyTorch's `fast_set_up`: every operand has the broadcast shape and either all are
 /// contiguous, or (unless linear iteration is enforced) all are non-overlapping-dense with the
 /// same strides. Then the iteration is one dim of `numel` in memory order: one flat run, no
@@ -443,7 +560,7 @@ fn fast_set_up(
 ) -> Result<bool> {
     let nt = it.operands.len();
     let defined = || (0..nt).filter(|&i| !it.operands[i].allocated);
-    let all_contig = defined().all(|i| it.tensor(i).is_contiguous());
+    let all_contig = defined().all(|i| it.layout(i).is_contiguous());
     // The strides allocated outputs copy (None: contiguous).
     let mut strides: Option<DimVec<isize>> = None;
     if !all_contig {
@@ -451,18 +568,18 @@ fn fast_set_up(
             return Ok(false);
         }
         let mut d = defined();
-        let Some(first) = d.next().map(|i| it.tensor(i)) else {
+        let Some(first) = d.next().map(|i| it.layout(i)) else {
             return Ok(false);
         };
         // Negative strides (possible on size-0/1 dims of a dense layout) cannot be
         // allocated by `empty_strided`: leave those to the general path.
-        let same_dense = overlap::is_non_overlapping_and_dense(first.layout())
+        let same_dense = overlap::is_non_overlapping_and_dense(first)
             && first.strides().iter().all(|&s| s >= 0)
-            && d.all(|i| it.tensor(i).strides() == first.strides());
+            && d.all(|i| it.layout(i).strides() == first.strides());
         if !same_dense {
             return Ok(false);
         }
-        strides = Some(first.layout().strides.clone());
+        strides = Some(first.strides.clone());
     }
     for op in 0..it.noutputs {
         if it.operands[op].allocated {

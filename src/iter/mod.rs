@@ -49,6 +49,7 @@ pub(crate) mod build;
 mod config;
 mod overlap;
 mod run;
+pub(crate) mod single;
 
 pub(crate) use build::broadcast as broadcast_shapes;
 pub use config::IterConfig;
@@ -56,7 +57,7 @@ pub(crate) use overlap::is_non_overlapping_and_dense;
 pub use run::LoopCost;
 
 use crate::dtype::DType;
-use crate::dyn_tensor::DynTensor;
+use crate::dyn_tensor::{DynTensor, TensorParts};
 use crate::small::{DimVec, SmallBuf};
 use core::fmt;
 use std::vec::Vec;
@@ -88,6 +89,8 @@ pub(crate) struct Operand<'a> {
     /// The tensor's dtype, read once (set when an allocated output is allocated): kernels ask
     /// for it per operand, and each tensor access is an enum dispatch.
     pub(crate) dtype: DType,
+    /// A given tensor's parts, read once (`None` for tensors the iterator holds in `owned`).
+    pub(crate) given: Option<TensorParts<'a>>,
 }
 
 /// The placeholder of unused inline operand slots.
@@ -97,6 +100,7 @@ pub(crate) const NO_OPERAND: Operand<'static> = Operand {
     is_const: false,
     allocated: false,
     dtype: DType::Bool,
+    given: None,
 };
 
 /// Tensors the iterator holds itself: the first inline (an allocated output), more on the heap.
@@ -163,7 +167,10 @@ pub struct TensorIterator<'a> {
 impl TensorIterator<'_> {
     fn release_borrows(&mut self) {
         for &(i, exclusive) in self.borrows.iter() {
-            self.tensor(i as usize).borrow_flag().release(exclusive);
+            // Borrows are taken on given operands only (`build::finish`).
+            if let Some(p) = self.operands[i as usize].given {
+                p.flag.release(exclusive);
+            }
         }
         self.borrows.truncate(0);
     }
@@ -281,6 +288,14 @@ impl<'a> TensorIterator<'a> {
         match self.operands[i].src {
             Src::Given(t) => t,
             Src::Owned(k) => self.owned.get(k),
+        }
+    }
+    /// Operand `i`'s layout (a given tensor's without a dispatch).
+    #[inline]
+    pub(crate) fn layout(&self, i: usize) -> &crate::layout::Layout {
+        match self.operands[i].given {
+            Some(p) => p.layout,
+            None => self.tensor(i).layout(),
         }
     }
     pub fn output(&self, i: usize) -> &DynTensor {

@@ -15,15 +15,15 @@
 //!   computed correctly by reading a copy of that input, taken before the first write.
 //! * two outputs of one op must not share any address.
 
-use crate::dyn_tensor::DynTensor;
+use crate::dyn_tensor::TensorParts;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 
 /// Layouts up to this many addresses are checked exactly by marking each one.
 const EXACT_CHECK_MAX: usize = 1 << 22;
 
-pub(crate) fn assert_no_internal_overlap(t: &DynTensor) -> Result<()> {
-    match has_internal_overlap(t.layout()) {
+pub(crate) fn assert_no_internal_overlap(t: &Layout) -> Result<()> {
+    match has_internal_overlap(t) {
         Some(false) => Ok(()),
         Some(true) => Err(Error::MemoryOverlap {
             reason: "an output has internal overlap (two of its elements share one memory \
@@ -110,15 +110,15 @@ pub(crate) enum Sharing {
 /// `check`: PyTorch's `check_mem_overlap`; when off, a partial overlap is read from a copy
 /// instead of refused (never computed wrongly).
 pub(crate) fn output_input_sharing(
-    out: &DynTensor,
-    inp: &DynTensor,
+    out: &TensorParts,
+    inp: &TensorParts,
     check: bool,
 ) -> Result<Sharing> {
     // Storages are typed: tensors of different dtypes never share one.
-    if out.dtype() != inp.dtype() || out.storage_ptr() != inp.storage_ptr() {
+    if out.dtype != inp.dtype || out.storage != inp.storage {
         return Ok(Sharing::None);
     }
-    let (a, b) = (out.layout(), inp.layout());
+    let (a, b) = (out.layout, inp.layout);
     if a == b {
         return Ok(Sharing::None); // the same view: in-place, element for element
     }
@@ -141,11 +141,11 @@ pub(crate) fn output_input_sharing(
 }
 
 /// Two outputs of one op must not write one address.
-pub(crate) fn assert_outputs_disjoint(a: &DynTensor, b: &DynTensor) -> Result<()> {
-    if a.dtype() != b.dtype() || a.storage_ptr() != b.storage_ptr() {
+pub(crate) fn assert_outputs_disjoint(a: &TensorParts, b: &TensorParts) -> Result<()> {
+    if a.dtype != b.dtype || a.storage != b.storage {
         return Ok(());
     }
-    if let (Some((alo, ahi)), Some((blo, bhi))) = (a.layout().extent(), b.layout().extent())
+    if let (Some((alo, ahi)), Some((blo, bhi))) = (a.layout.extent(), b.layout.extent())
         && !(ahi < blo || bhi < alo)
     {
         return Err(Error::MemoryOverlap {

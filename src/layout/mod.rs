@@ -143,6 +143,9 @@ impl Layout {
     pub fn is_contiguous(&self) -> bool {
         // The slices once: each index into a `DimVec` would match its inline/heap variant.
         let (shape, strides) = (&*self.shape, &*self.strides);
+        if let ([n], [s]) = (shape, strides) {
+            return *s == 1 || *n <= 1; // the common case, without the loop
+        }
         let mut expected = 1isize;
         for (d, (&n, &s)) in shape.iter().zip(strides).enumerate().rev() {
             if n == 1 {

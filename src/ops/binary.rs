@@ -2,6 +2,7 @@
 //! dispatch from the computation dtype to a monomorphised inner loop.
 
 use super::Operand;
+use super::exec::Exec;
 use super::plan::{self, BinaryPath, OperandInfo};
 use crate::dispatch_dtypes;
 use crate::dtype::DType;
@@ -13,25 +14,12 @@ use crate::iter::{IterConfig, LoopCost, TensorIterator};
 use crate::kernels;
 use crate::promotion::OperandKind;
 use crate::scalar::Scalar;
-use crate::storage::OpBorrows;
 
 /// Where a scalar operand sits.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum Side {
     Lhs,
     Rhs,
-}
-
-/// Where a runner's kernel runs: over a built iterator, or directly over one flat run of
-/// contiguous operands of one dtype (`[out, a, b]`; `b` unused when a scalar is bound).
-#[derive(Copy, Clone)]
-pub(crate) enum Exec<'a> {
-    Iter(&'a TensorIterator<'a>),
-    Direct {
-        ptrs: [*mut u8; 3],
-        dtype: DType,
-        n: usize,
-    },
 }
 
 /// Runs a built iterator whose operands are `[out, inputs...]` with a functor of the
@@ -44,14 +32,10 @@ pub(crate) struct BinaryRunner<'a> {
 
 impl BinaryRunner<'_> {
     fn dtype(&self, i: usize) -> DType {
-        match self.exec {
-            Exec::Iter(it) => it.dtype(i),
-            Exec::Direct { dtype, .. } => dtype,
-        }
+        self.exec.dtype(i)
     }
 
-    /// Runs a 1-D kernel over `[out, first input]` (a direct run passes a third, unused
-    /// pointer/stride).
+    /// Runs a 1-D kernel over `[out, first input]`.
     fn each(&self, k: impl kernels::InnerLoop) {
         self.execute(&move |p: &[*mut u8], s: &[isize], n| k(&p[..2], &s[..2], n))
     }
@@ -59,13 +43,7 @@ impl BinaryRunner<'_> {
     /// Runs `k` over the whole run. Not generic: the kernel is called through its pointer,
     /// so its body is compiled once, not once more inlined here per op and dtype.
     fn execute(&self, k: kernels::Kernel) {
-        match self.exec {
-            Exec::Iter(it) => kernels::run_kernel(it, self.cost, k),
-            Exec::Direct { ptrs, dtype, n } => {
-                let e = dtype.size() as isize;
-                k(&ptrs, &[e, e, e], n)
-            }
-        }
+        self.exec.run(self.cost, k)
     }
 
     pub fn run<C, F>(&self, f: F) -> Result<()>
@@ -138,14 +116,9 @@ pub(crate) fn one_element_value(t: &DynTensor) -> Result<Scalar> {
 /// integer computation dtype, is zero (integer `floor_divide`/`remainder`/`fmod`): the whole op
 /// fails before anything is written. The conversion matters: an i64 divisor of 2^31 is 0 in
 /// an int16 computation.
-fn check_no_zero_divisor(
-    iter: &TensorIterator,
-    idx: usize,
-    compute: DType,
-    op: BinaryOp,
-) -> Result<()> {
-    crate::with_dtype!(iter.dtype(idx), S => dispatch_dtypes!(compute, int, C => {
-        iter.try_for_each(LoopCost::Cheap, |ptrs, strides, n| {
+fn check_no_zero_divisor(exec: Exec, idx: usize, compute: DType, op: BinaryOp) -> Result<()> {
+    crate::with_dtype!(exec.dtype(idx), S => dispatch_dtypes!(compute, int, C => {
+        exec.try_run(LoopCost::Cheap, |ptrs, strides, n| {
             let (p, s) = (ptrs[idx] as *const u8, strides[idx]);
             for i in 0..n {
                 // SAFETY: the iterator's contract: operand `idx` holds `n` valid `S` at stride `s`.
@@ -206,7 +179,9 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
         Operand::Tensor(t) if t.numel() == 1 => Some(one_element_value(t)?),
         _ => None,
     };
-    let info = |o: Operand, rhs: bool| OperandInfo {
+    // A tensor's value is known to the plan only while it stays an iterated input
+    // (`plan_and_run`).
+    let info = |o: Operand| OperandInfo {
         dtype: o.dtype(),
         kind: match o {
             Operand::Scalar(_) => OperandKind::Scalar,
@@ -215,91 +190,110 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
         },
         value: match o {
             Operand::Scalar(s) => Some(s),
-            Operand::Tensor(_) if rhs => b_value,
             Operand::Tensor(_) => None,
         },
     };
-    let (ai, bi) = (info(a, false), info(b, false));
+    let (ai, bi) = (info(a), info(b));
     plan::binary_precheck(op, &ai, &bi)?;
-    if out.is_none()
-        && let Some(r) = direct(op, a, b)
-    {
-        return r;
+    let config = iter_config(op, a, b, out);
+    // Small flat ops run without an iterator's geometry (`iter::single`).
+    if let Some(mut run) = config.build_single_run(cost(op).grain())? {
+        plan_and_run(op, a, b, &ai, &bi, b_value, Exec::Single(&run))?;
+        return Ok(run.take_output());
     }
-    let (ad, bd) = (a.dtype(), b.dtype());
-    iter_config(op, a, b, out).build_with(|iter| {
-        // A one-element second tensor that stays an iterated input: its value is known.
-        let bi = if iter.ninputs() == 2 { info(b, true) } else { bi };
-        let common = iter.common_dtype().unwrap_or(ad);
-        let plan = plan::binary_plan(op, &ai, &bi, common)?;
-        let compute = plan.compute;
-        let scalar = match (a, b) {
-            (Operand::Scalar(s), _) => Some((Side::Lhs, s)),
-            (_, Operand::Scalar(s)) => Some((Side::Rhs, s)),
-            _ => None,
-        };
-        let runner = BinaryRunner {
-            exec: Exec::Iter(iter),
-            scalar,
-            cost: cost(op),
-        };
-
-        // Integer division by zero fails the whole op before anything is written.
-        if plan.check_zero_divisor {
-            check_no_zero_divisor(iter, iter.ninputs(), compute, op)?;
-        }
-
-        // The second operand a CPU scalar (Python number or one-element tensor): PyTorch's special
-        // cases, decided by the plan.
-        match plan.path {
-            BinaryPath::Functor => {}
-            BinaryPath::ScalarOpmath(s32) => {
-                if plan::half_blocks_apply(op.info(), compute, runner.dtype(0), &[runner.dtype(1)]) {
-                    // The `*ScalarOpmath` functors are the f32 op with the scalar at f32, rounded
-                    // once: the f32 functor with the scalar bound (tests/half_blocks.rs), for
-                    // floor_divide too (its own rounding is the tensor-tensor kernel's).
-                    let r = BinaryRunner {
-                        exec: runner.exec,
-                        scalar: Some((Side::Rhs, Scalar::Float(s32 as f64))),
-                        cost: runner.cost,
-                    };
-                    run_functor(op, DType::F32, &r, ad, bd)?;
-                    return Ok(finish(iter, out));
-                }
-                match op {
-                    BinaryOp::Mul => {
-                        dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::MulScalarOpmath { s: s32 }), _ => unreachable!())
-                    }
-                    BinaryOp::Div => {
-                        dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::DivScalarOpmath { s: s32 }), _ => unreachable!())
-                    }
-                    _ => {
-                        dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::FloorDivideScalarOpmath { s: s32 }), _ => unreachable!())
-                    }
-                }?;
-                return Ok(finish(iter, out));
-            }
-            BinaryPath::PowScalar(s) => {
-                let half_blocks =
-                    plan::half_blocks_apply(op.info(), compute, runner.dtype(0), &[runner.dtype(1)]);
-                match compute {
-                    DType::F32 => run_pow_scalar_case::<f32, _>(&runner, s.to::<f32>())?,
-                    DType::F64 => run_pow_scalar_case::<f64, _>(&runner, s.to::<f64>())?,
-                    DType::F16 if half_blocks => {
-                        run_pow_scalar_case::<f32, _>(&runner, s.to::<half::f16>())?
-                    }
-                    DType::BF16 if half_blocks => {
-                        run_pow_scalar_case::<f32, _>(&runner, s.to::<half::bf16>())?
-                    }
-                    _ => dispatch_dtypes!(compute, numeric, C => runner.run_unary::<C, _>(f::PowScalar::<C> { exp: s.to::<C>() }), _ => return Err(unsupported(op, ad, bd)))?,
-                }
-                return Ok(finish(iter, out));
-            }
-        }
-
-        run_op(op, compute, &runner, ad, bd)?;
+    config.build_with(|iter| {
+        plan_and_run(op, a, b, &ai, &bi, b_value, Exec::Iter(iter))?;
         Ok(finish(iter, out))
     })
+}
+
+/// The plan of `op(a, b)` for the dtypes the set-up decided, and its kernel over `exec`.
+fn plan_and_run(
+    op: BinaryOp,
+    a: Operand,
+    b: Operand,
+    ai: &OperandInfo,
+    bi: &OperandInfo,
+    b_value: Option<Scalar>,
+    exec: Exec,
+) -> Result<()> {
+    let (ad, bd) = (a.dtype(), b.dtype());
+    // A one-element second tensor that stays an iterated input: its value is known.
+    let b_known;
+    let bi = if exec.ninputs() == 2 && b_value.is_some() {
+        b_known = OperandInfo {
+            value: b_value,
+            ..*bi
+        };
+        &b_known
+    } else {
+        bi
+    };
+    let common = exec.common_dtype().unwrap_or(ad);
+    let plan = plan::binary_plan_prechecked(op, ai, bi, common)?;
+    let compute = plan.compute;
+    let scalar = match (a, b) {
+        (Operand::Scalar(s), _) => Some((Side::Lhs, s)),
+        (_, Operand::Scalar(s)) => Some((Side::Rhs, s)),
+        _ => None,
+    };
+    let runner = BinaryRunner {
+        exec,
+        scalar,
+        cost: cost(op),
+    };
+
+    // Integer division by zero fails the whole op before anything is written.
+    if plan.check_zero_divisor {
+        check_no_zero_divisor(exec, exec.ninputs(), compute, op)?;
+    }
+
+    // The second operand a CPU scalar (Python number or one-element tensor): PyTorch's special
+    // cases, decided by the plan.
+    match plan.path {
+        BinaryPath::Functor => run_op(op, compute, &runner, ad, bd),
+        BinaryPath::ScalarOpmath(s32) => {
+            if plan::half_blocks_apply(op.info(), compute, runner.dtype(0), &[runner.dtype(1)]) {
+                // The `*ScalarOpmath` functors are the f32 op with the scalar at f32, rounded
+                // once: the f32 functor with the scalar bound (tests/half_blocks.rs), for
+                // floor_divide too (its own rounding is the tensor-tensor kernel's).
+                let r = BinaryRunner {
+                    exec: runner.exec,
+                    scalar: Some((Side::Rhs, Scalar::Float(s32 as f64))),
+                    cost: runner.cost,
+                };
+                return run_functor(op, DType::F32, &r, ad, bd);
+            }
+            match op {
+                BinaryOp::Mul => {
+                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::MulScalarOpmath { s: s32 }), _ => unreachable!())
+                }
+                BinaryOp::Div => {
+                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::DivScalarOpmath { s: s32 }), _ => unreachable!())
+                }
+                _ => {
+                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::FloorDivideScalarOpmath { s: s32 }), _ => unreachable!())
+                }
+            }
+        }
+        BinaryPath::PowScalar(s) => {
+            let half_blocks =
+                plan::half_blocks_apply(op.info(), compute, runner.dtype(0), &[runner.dtype(1)]);
+            match compute {
+                DType::F32 => run_pow_scalar_case::<f32, _>(&runner, s.to::<f32>()),
+                DType::F64 => run_pow_scalar_case::<f64, _>(&runner, s.to::<f64>()),
+                DType::F16 if half_blocks => {
+                    run_pow_scalar_case::<f32, _>(&runner, s.to::<half::f16>())
+                }
+                DType::BF16 if half_blocks => {
+                    run_pow_scalar_case::<f32, _>(&runner, s.to::<half::bf16>())
+                }
+                _ => {
+                    dispatch_dtypes!(compute, numeric, C => runner.run_unary::<C, _>(f::PowScalar::<C> { exp: s.to::<C>() }), _ => Err(unsupported(op, ad, bd)))
+                }
+            }
+        }
+    }
 }
 
 /// `x ** exp` through the kernel of the exponent's case (`f::PowScalarCase<E, case>`, computing
@@ -326,79 +320,6 @@ where
         5 => runner.run_unary::<C, _>(f::PowScalarCase::<E, 5> { exp }),
         _ => runner.run_unary::<C, _>(f::PowScalarCase::<E, 6> { exp }),
     }
-}
-
-/// The fast path of small ops (tiny tensors are dominated by set-up, not arithmetic): a
-/// contiguous tensor with a contiguous tensor of the same dtype and shape, or an f32/f64 tensor
-/// with a scalar on the right, no `out`, few enough elements to run on one thread. Then the
-/// result dtype is the input's, no check can fail, and nothing overlaps (the output is new):
-/// the kernel runs directly over the buffers, without building an iterator. `None` when the
-/// case is not one of these (the iterator handles it).
-#[inline(never)]
-fn direct(op: BinaryOp, a: Operand, b: Operand) -> Option<Result<DynTensor>> {
-    let Operand::Tensor(ta) = a else {
-        return None;
-    };
-    let d = ta.dtype();
-    // The cheap refusals first: most ops that are not this case have a second operand of
-    // another dtype (or a scalar on an integer tensor).
-    match b {
-        Operand::Tensor(tb) if tb.dtype() != d => return None,
-        Operand::Scalar(_) if !matches!(d, DType::F32 | DType::F64) => return None,
-        _ => {}
-    }
-    let n = ta.numel();
-    // Reduced floats have scalar special cases; predicates, int-to-float promotion change
-    // the dtype; integer division checks its divisors first.
-    let integer_division = d.is_integer()
-        && matches!(
-            op,
-            BinaryOp::FloorDivide | BinaryOp::Remainder | BinaryOp::Fmod
-        );
-    if d.is_reduced_float()
-        || op.is_predicate()
-        || op.compute_dtype(d) != Some(d)
-        || integer_division
-        || n > cost(op).grain()
-        || !ta.is_contiguous()
-    {
-        return None;
-    }
-    let (pb, scalar) = match b {
-        Operand::Tensor(tb)
-            if tb.dtype() == d && tb.shape() == ta.shape() && tb.is_contiguous() =>
-        {
-            (tb.data_ptr_bytes(), None)
-        }
-        // A float tensor's dtype wins over any scalar; pow's scalar exponent has its own path.
-        Operand::Scalar(s) if matches!(d, DType::F32 | DType::F64) && op != BinaryOp::Pow => {
-            (core::ptr::null_mut(), Some((Side::Rhs, s)))
-        }
-        _ => return None,
-    };
-    let out = match DynTensor::zeros(d, ta.shape()) {
-        Ok(o) => o,
-        Err(e) => return Some(Err(e)),
-    };
-    // The inputs are read under shared borrows (the output is fresh, nobody else has it).
-    let fb = match b {
-        Operand::Tensor(tb) => Some(tb.borrow_flag()),
-        Operand::Scalar(_) => None,
-    };
-    let _borrows = match OpBorrows::acquire(op.name(), None, [Some(ta.borrow_flag()), fb]) {
-        Ok(b) => b,
-        Err(e) => return Some(Err(e)),
-    };
-    let runner = BinaryRunner {
-        exec: Exec::Direct {
-            ptrs: [out.data_ptr_bytes(), ta.data_ptr_bytes(), pb],
-            dtype: d,
-            n,
-        },
-        scalar,
-        cost: cost(op),
-    };
-    Some(run_op(op, d, &runner, d, b.dtype()).map(|()| out))
 }
 
 /// Runs the functor of `op` in the computation dtype `compute` through `runner`: one match arm

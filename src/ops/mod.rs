@@ -3,6 +3,7 @@
 //!
 //! * `binary`, `unary`, `special`: the runtime-dtype runners (promotion, checks, dispatch from
 //!   the computation dtype to the monomorphised kernel);
+//! * `exec`: where a runner's kernel runs (a built iterator, or a small flat op's single run);
 //! * `dyn_api`: the `DynTensor` methods (`try_add`, `add`, `add_`, `add_out`, ...);
 //! * `typed_api`: the `Tensor<T>` methods and `std::ops` operators, checked at compile time.
 //! * `join`: `cat` and `stack` (one promoted output, each input `copy_`'d into its slice);
@@ -12,6 +13,7 @@ pub mod binary;
 pub mod custom;
 pub mod dispatch;
 pub mod dyn_api;
+pub(crate) mod exec;
 pub mod join;
 pub mod plan;
 pub mod promote;

@@ -133,6 +133,18 @@ pub fn binary_plan(
     common: DType,
 ) -> Result<BinaryPlan> {
     binary_precheck(op, a, b)?;
+    binary_plan_prechecked(op, a, b, common)
+}
+
+/// [`binary_plan`] for operands that passed [`binary_precheck`] (the runner checks them before
+/// it sets up the iterator).
+#[inline]
+pub(crate) fn binary_plan_prechecked(
+    op: BinaryOp,
+    a: &OperandInfo,
+    b: &OperandInfo,
+    common: DType,
+) -> Result<BinaryPlan> {
     let (ad, bd) = (a.dtype, b.dtype);
     let compute = op
         .compute_dtype(common)

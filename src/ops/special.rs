@@ -3,6 +3,7 @@
 
 use super::Operand;
 use super::binary::finish;
+use super::exec::Exec;
 use super::plan::{self, OperandInfo};
 use super::unary::{run_unary, unary_config};
 use crate::dispatch_dtypes;
@@ -121,7 +122,7 @@ pub fn clamp(
         let (lo, hi) = (lo_s.map(|s| s.to::<C>()), hi_s.map(|s| s.to::<C>()));
         let d = |i: usize| iter.dtype(i);
         match (lo_t, hi_t) {
-            (false, false) => run_unary::<C, _>(&iter, cost, f::Clamp::new(lo, hi))?,
+            (false, false) => run_unary::<C, _>(Exec::Iter(&iter), cost, f::Clamp::new(lo, hi))?,
             (true, false) => kernels::run_blocked(&iter, cost, kernels::binary::<C, C, _>(ClampTensor { tensor_is_min: true, other: hi }, d(0), d(1), d(2))),
             (false, true) => kernels::run_blocked(&iter, cost, kernels::binary::<C, C, _>(ClampTensor { tensor_is_min: false, other: lo }, d(0), d(1), d(2))),
             (true, true) => kernels::run_blocked(&iter, cost, kernels::ternary::<C, C, C, _>(ClampBoth, [d(0), d(1), d(2), d(3)])),
@@ -172,7 +173,7 @@ where
 /// `leaky_relu(x, negative_slope)` (floats).
 pub fn leaky_relu(x: &DynTensor, slope: f64, out: Option<&DynTensor>) -> Result<DynTensor> {
     let mut iter = unary_config("leaky_relu", false, false, x, out).build()?;
-    dispatch_dtypes!(x.dtype(), float, C => run_unary::<C, _>(&iter, LoopCost::Cheap, f::LeakyRelu { slope })?,
+    dispatch_dtypes!(x.dtype(), float, C => run_unary::<C, _>(Exec::Iter(&iter), LoopCost::Cheap, f::LeakyRelu { slope })?,
         _ => return Err(unsupported("leaky_relu", x.dtype())));
     Ok(finish(&mut iter, out))
 }
@@ -185,7 +186,7 @@ pub fn hardtanh(
     out: Option<&DynTensor>,
 ) -> Result<DynTensor> {
     let mut iter = unary_config("hardtanh", false, false, x, out).build()?;
-    dispatch_dtypes!(x.dtype(), numeric, C => run_unary::<C, _>(&iter, LoopCost::Cheap, f::Hardtanh { min: min.to::<C>(), max: max.to::<C>() })?,
+    dispatch_dtypes!(x.dtype(), numeric, C => run_unary::<C, _>(Exec::Iter(&iter), LoopCost::Cheap, f::Hardtanh { min: min.to::<C>(), max: max.to::<C>() })?,
         _ => return Err(unsupported("hardtanh", x.dtype())));
     Ok(finish(&mut iter, out))
 }
@@ -203,7 +204,7 @@ pub fn gelu(
     } else {
         LoopCost::Expensive
     };
-    dispatch_dtypes!(x.dtype(), float, C => run_unary::<C, _>(&iter, cost, f::Gelu { approximate })?,
+    dispatch_dtypes!(x.dtype(), float, C => run_unary::<C, _>(Exec::Iter(&iter), cost, f::Gelu { approximate })?,
         _ => return Err(unsupported("gelu", x.dtype())));
     Ok(finish(&mut iter, out))
 }

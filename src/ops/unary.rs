@@ -1,32 +1,32 @@
 //! The runtime runner of unary ops.
 
+use super::exec::Exec;
 use crate::dispatch_dtypes;
 use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::functors::{self as f, Functor, OpFlag, UnaryOp};
-use crate::iter::{IterConfig, LoopCost, TensorIterator};
+use crate::iter::{IterConfig, LoopCost};
 use crate::kernels;
 
-/// Runs `f: (C,) -> O` over an iterator with operands `[out, input]`.
-pub(crate) fn run_unary<C, F>(iter: &TensorIterator, cost: LoopCost, f: F) -> Result<()>
+/// Runs `f: (C,) -> O` over operands `[out, input]`.
+pub(crate) fn run_unary<C, F>(exec: Exec, cost: LoopCost, f: F) -> Result<()>
 where
     C: Element,
     F: Functor<(C,)>,
     F::Output: Element,
 {
-    kernels::run_blocked(
-        iter,
+    exec.run(
         cost,
-        kernels::unary::<C, F>(f, iter.dtype(0), iter.dtype(1)),
+        &kernels::unary::<C, F>(f, exec.dtype(0), exec.dtype(1)),
     );
     Ok(())
 }
 
 /// Runs the f16/bf16 computation of a `HalfOwnRounding` op (`half`: its dtype) over f32 blocks
 /// converted from and to `half` (`functors::InHalf`).
-fn run_unary_in_half<F>(iter: &TensorIterator, cost: LoopCost, f: F, half: DType) -> Result<()>
+fn run_unary_in_half<F>(exec: Exec, cost: LoopCost, f: F, half: DType) -> Result<()>
 where
     F: f::HalfOwnForm<(f32,)>,
     F: Functor<(half::f16,), Output = half::f16>,
@@ -34,15 +34,15 @@ where
 {
     if !F::OVER_F32_BLOCKS {
         return if half == DType::F16 {
-            run_unary::<half::f16, _>(iter, cost, f)
+            run_unary::<half::f16, _>(exec, cost, f)
         } else {
-            run_unary::<half::bf16, _>(iter, cost, f)
+            run_unary::<half::bf16, _>(exec, cost, f)
         };
     }
     if half == DType::F16 {
-        run_unary::<f32, _>(iter, cost, f::InHalf::<F, half::f16>::new(f))
+        run_unary::<f32, _>(exec, cost, f::InHalf::<F, half::f16>::new(f))
     } else {
-        run_unary::<f32, _>(iter, cost, f::InHalf::<F, half::bf16>::new(f))
+        run_unary::<f32, _>(exec, cost, f::InHalf::<F, half::bf16>::new(f))
     }
 }
 
@@ -111,34 +111,50 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
         a,
         out,
     );
+    // Small flat ops run without an iterator's geometry (`iter::single`).
+    let grain = LoopCost::from(op.info().cost).grain();
+    if let Some(mut run) = config.build_single_run(grain)? {
+        run_op(op, compute, Exec::Single(&run))?;
+        return Ok(run.take_output());
+    }
     config.build_with(|iter| {
-        let (out_d, in_d) = (iter.dtype(0), iter.dtype(1));
-        let blocks = super::plan::runs_on_f32_blocks(op.info(), compute, out_d, &[in_d]);
-        let own_half = super::plan::runs_own_half_form(op.info(), compute, out_d, &[in_d]);
-        let compute = if blocks { DType::F32 } else { compute };
-        // The vectorized f32 functors (`fastmath`) are cheaper per element: a smaller grain.
-        let c = if compute == DType::F32 && op.has(OpFlag::VectorF32) {
-            FAST_F32
-        } else {
-            op.info().cost.into()
-        };
-        // One match arm per line of the op table, each dispatching over the line's dtype set.
-        macro_rules! dispatch {
-            (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
-                match op {$(
-                    UnaryOp::$Op => crate::if_half_own_rounding!([$($flag)*] {
-                        if own_half {
-                            run_unary_in_half(iter, c, <f::$Op>::default(), compute)
-                        } else {
-                            dispatch_dtypes!(compute, $dtypes, C => run_unary::<C, _>(iter, c, <f::$Op>::default()), _ => Err(unsupported()))
-                        }
-                    } else {
-                        dispatch_dtypes!(compute, $dtypes, C => run_unary::<C, _>(iter, c, <f::$Op>::default()), _ => Err(unsupported()))
-                    }),
-                )*}
-            };
-        }
-        crate::unary_op_table!(dispatch)?;
+        run_op(op, compute, Exec::Iter(iter))?;
         Ok(super::binary::finish(iter, out))
     })
+}
+
+/// Runs the functor of `op` (computing in `compute`) over `exec`: one match arm per line of the
+/// op table, each dispatching over the line's dtype set.
+fn run_op(op: UnaryOp, compute: DType, exec: Exec) -> Result<()> {
+    let unsupported = || Error::UnsupportedDType {
+        op: op.name(),
+        dtype: exec.dtype(1),
+        other: None,
+    };
+    let (out_d, in_d) = (exec.dtype(0), exec.dtype(1));
+    let blocks = super::plan::runs_on_f32_blocks(op.info(), compute, out_d, &[in_d]);
+    let own_half = super::plan::runs_own_half_form(op.info(), compute, out_d, &[in_d]);
+    let compute = if blocks { DType::F32 } else { compute };
+    // The vectorized f32 functors (`fastmath`) are cheaper per element: a smaller grain.
+    let c = if compute == DType::F32 && op.has(OpFlag::VectorF32) {
+        FAST_F32
+    } else {
+        op.info().cost.into()
+    };
+    macro_rules! dispatch {
+        (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
+            match op {$(
+                UnaryOp::$Op => crate::if_half_own_rounding!([$($flag)*] {
+                    if own_half {
+                        run_unary_in_half(exec, c, <f::$Op>::default(), compute)
+                    } else {
+                        dispatch_dtypes!(compute, $dtypes, C => run_unary::<C, _>(exec, c, <f::$Op>::default()), _ => Err(unsupported()))
+                    }
+                } else {
+                    dispatch_dtypes!(compute, $dtypes, C => run_unary::<C, _>(exec, c, <f::$Op>::default()), _ => Err(unsupported()))
+                }),
+            )*}
+        };
+    }
+    crate::unary_op_table!(dispatch)
 }

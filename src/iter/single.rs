@@ -1,0 +1,209 @@
+//! The single-run set-up: the iterator's answer for the most common small op, decided in one
+//! pass over the config. One output (given or allocated), one to three inputs, every given
+//! tensor contiguous with one shape, no static shape, not a reduction, and no input on the
+//! output's storage other than the identical view (an in-place op): then the whole iteration
+//! is one run of `numel` elements in memory order, and only the dtype rules remain.
+//!
+//! Two consumers: the [`TensorIterator`](super::TensorIterator) build takes this case first
+//! ([`flat_operands`], then its own geometry), and the table ops' runners take
+//! [`IterConfig::build_single_run`] when the run is also one thread's work, which yields just
+//! the operands' addresses and dtypes: a 4-element op then costs what its checks, its
+//! allocation and its kernel cost, not an iterator's geometry.
+
+use super::INLINE_OPERANDS;
+use super::build::{InputType, compute_types, invalid};
+use super::config::IterConfig;
+use crate::dtype::DType;
+use crate::dyn_tensor::{DynTensor, TensorParts};
+use crate::error::Result;
+use crate::storage::BorrowFlag;
+
+/// The operands of a flat op ([`flat_operands`]).
+pub(crate) struct Flat<'a> {
+    /// The given output's parts (`None`: to be allocated).
+    pub(crate) out: Option<TensorParts<'a>>,
+    /// The inputs' parts, in order (`nin` of them).
+    pub(crate) ins: FlatInputs<'a>,
+    /// The common shape and its element count.
+    pub(crate) shape: &'a [usize],
+    pub(crate) numel: usize,
+}
+
+/// Up to three inputs, inline.
+pub(crate) struct FlatInputs<'a> {
+    parts: [Option<TensorParts<'a>>; INLINE_OPERANDS - 1],
+    len: usize,
+}
+
+impl<'a, 'b> IntoIterator for &'b FlatInputs<'a> {
+    type Item = &'b TensorParts<'a>;
+    type IntoIter = core::iter::Flatten<core::slice::Iter<'b, Option<TensorParts<'a>>>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.parts[..self.len].iter().flatten()
+    }
+}
+
+/// The config's operands when they are a flat op (see the module docs), else `None`.
+#[inline(always)]
+pub(crate) fn flat_operands<'a>(cfg: &IterConfig<'a>) -> Option<Flat<'a>> {
+    let (outs, ins) = (&cfg.outputs[..], &cfg.inputs[..]);
+    if outs.len() != 1 || !(1..INLINE_OPERANDS).contains(&ins.len()) {
+        return None;
+    }
+    if cfg.static_shape.is_some() || cfg.is_reduction {
+        return None;
+    }
+    let out = outs[0].map(|t| t.parts());
+    let first = ins[0].0?.parts();
+    let shape = first.layout.shape();
+    let flat = |l: &crate::layout::Layout| l.shape() == shape && l.is_contiguous();
+    if out.is_some_and(|o| !flat(o.layout)) {
+        return None;
+    }
+    let mut parts = [None; INLINE_OPERANDS - 1];
+    for (k, (slot, &(t, _))) in parts.iter_mut().zip(ins).enumerate() {
+        let p = if k == 0 { first } else { t?.parts() };
+        // An input on the output's storage: only the identical view runs in place here.
+        let shared = out.is_some_and(|o| core::ptr::eq(o.flag, p.flag) && o.data != p.data);
+        if !flat(p.layout) || shared {
+            return None;
+        }
+        *slot = Some(p);
+    }
+    Some(Flat {
+        out,
+        ins: FlatInputs {
+            parts,
+            len: ins.len(),
+        },
+        shape,
+        // Existing tensors: the element count of their shape cannot overflow.
+        numel: shape.iter().product(),
+    })
+}
+
+impl Flat<'_> {
+    /// The common dtype and the dtype of an allocated output (`compute_types`).
+    #[inline]
+    pub(crate) fn types(&self, cfg: &IterConfig<'_>) -> Result<(Option<DType>, Option<DType>)> {
+        let given: &[DType] = match &self.out {
+            Some(o) => &[o.dtype][..],
+            None => &[],
+        };
+        let mut ins = [InputType {
+            dtype: DType::Bool,
+            zero_dim: false,
+        }; INLINE_OPERANDS - 1];
+        for (slot, p) in ins.iter_mut().zip(&self.ins) {
+            *slot = InputType {
+                dtype: p.dtype,
+                zero_dim: self.shape.is_empty(),
+            };
+        }
+        compute_types(cfg, given, &ins[..self.ins.len])
+    }
+}
+
+/// The dtype of an allocated output, or the error when none could be inferred.
+pub(crate) fn alloc_dtype(cfg: &IterConfig<'_>, out_dtype: Option<DType>) -> Result<DType> {
+    out_dtype.ok_or_else(|| {
+        invalid(
+            cfg.name,
+            "cannot infer the dtype of an allocated output (inputs of different dtypes without promotion, or no inputs)",
+        )
+    })
+}
+
+/// A flat op small enough for one thread, set up: operand `i`'s element 0 (`ptrs[i]`, outputs
+/// first) and dtype, the element count, and the storage borrows, held until it is dropped
+/// (exclusive on the output's storage, shared on the other inputs' storages).
+pub(crate) struct SingleRun<'a> {
+    pub(crate) ptrs: [*mut u8; INLINE_OPERANDS],
+    pub(crate) dtypes: [DType; INLINE_OPERANDS],
+    /// Operands in use (the output and the inputs).
+    pub(crate) nt: usize,
+    pub(crate) numel: usize,
+    pub(crate) common_dtype: Option<DType>,
+    given_out: Option<&'a DynTensor>,
+    allocated: Option<DynTensor>,
+    held: [Option<(&'a BorrowFlag, bool)>; INLINE_OPERANDS],
+}
+
+impl<'a> IterConfig<'a> {
+    /// The single-run set-up (module docs) when it applies and the run has at most `grain`
+    /// elements (one thread's work); `Ok(None)` hands the op to [`IterConfig::build_with`].
+    /// Its errors are the ones the full build gives for the same operands. Inlined: the run
+    /// is built in its caller's frame (returning it moved its 300 bytes).
+    #[inline(always)]
+    pub(crate) fn build_single_run(&self, grain: usize) -> Result<Option<SingleRun<'a>>> {
+        let Some(flat) = flat_operands(self) else {
+            return Ok(None);
+        };
+        if flat.numel == 0 || flat.numel > grain {
+            return Ok(None);
+        }
+        let (common_dtype, out_dtype) = flat.types(self)?;
+        let mut run = SingleRun {
+            ptrs: [core::ptr::null_mut(); INLINE_OPERANDS],
+            dtypes: [DType::Bool; INLINE_OPERANDS],
+            nt: 1 + flat.ins.len,
+            numel: flat.numel,
+            common_dtype,
+            given_out: self.outputs[0],
+            allocated: None,
+            held: [None; INLINE_OPERANDS],
+        };
+        match flat.out {
+            Some(o) => {
+                (run.ptrs[0], run.dtypes[0]) = (o.data, o.dtype);
+                o.flag.acquire(self.name, true)?;
+                run.held[0] = Some((o.flag, true));
+            }
+            None => {
+                let dtype = alloc_dtype(self, out_dtype)?;
+                let t = DynTensor::zeros(dtype, flat.shape)?;
+                (run.ptrs[0], run.dtypes[0]) = (t.data_ptr_bytes(), dtype);
+                run.allocated = Some(t);
+            }
+        }
+        for (k, p) in (&flat.ins).into_iter().enumerate() {
+            (run.ptrs[k + 1], run.dtypes[k + 1]) = (p.data, p.dtype);
+            // One borrow per storage: the output's exclusive one covers an in-place input.
+            let taken = run.held[..k + 1]
+                .iter()
+                .flatten()
+                .any(|&(f, _)| core::ptr::eq(f, p.flag));
+            if !taken {
+                // On a conflict `run` is dropped, releasing the borrows taken so far.
+                p.flag.acquire(self.name, false)?;
+                run.held[k + 1] = Some((p.flag, false));
+            }
+        }
+        Ok(Some(run))
+    }
+}
+
+impl SingleRun<'_> {
+    /// The output (allocated: moved out; given: shared), the borrows released.
+    #[inline]
+    pub(crate) fn take_output(&mut self) -> DynTensor {
+        self.release();
+        match (self.allocated.take(), self.given_out) {
+            (Some(t), _) => t,
+            (None, Some(t)) => t.share(),
+            (None, None) => unreachable!("a single run has an output"),
+        }
+    }
+
+    fn release(&mut self) {
+        for (flag, exclusive) in self.held.iter_mut().filter_map(Option::take) {
+            flag.release(exclusive);
+        }
+    }
+}
+
+impl Drop for SingleRun<'_> {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
