@@ -180,24 +180,33 @@ impl DynTensor {
     #[inline]
     pub(crate) fn parts(&self) -> TensorParts<'_> {
         dispatch!(self, t => TensorParts {
+            tensor: self,
             dtype: t.dtype(),
             layout: t.layout(),
             data: t.data_ptr() as *mut u8,
-            storage: t.storage().as_ptr().cast::<u8>(),
             flag: t.storage.borrow_flag(),
         })
     }
 }
 
-/// A tensor's dtype, layout, element-0 and storage addresses and borrow state
-/// ([`DynTensor::parts`]).
+/// A tensor with its dtype, layout, element-0 address and borrow state ([`DynTensor::parts`]).
+/// Two tensors are on one storage exactly when their `flag`s are one (it lives in the
+/// storage's header).
 #[derive(Copy, Clone)]
 pub(crate) struct TensorParts<'t> {
+    pub(crate) tensor: &'t DynTensor,
     pub(crate) dtype: DType,
     pub(crate) layout: &'t crate::layout::Layout,
     pub(crate) data: *mut u8,
-    pub(crate) storage: *const u8,
     pub(crate) flag: &'t crate::storage::BorrowFlag,
+}
+
+impl TensorParts<'_> {
+    /// Whether both tensors are views of one storage.
+    #[inline]
+    pub(crate) fn same_storage(&self, other: &TensorParts<'_>) -> bool {
+        core::ptr::eq(self.flag, other.flag)
+    }
 }
 
 /// Generates a `try_*` view and its panicking twin on `DynTensor`, forwarding to `Tensor<T>`.

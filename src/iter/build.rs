@@ -102,12 +102,11 @@ fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
     for o in cfg.outputs.iter() {
         let given = o.map(|t| t.parts());
         operands.push(Operand {
-            src: o.map_or(Src::Owned(usize::MAX), Src::Given),
+            src: given.map_or(Src::Owned(usize::MAX), Src::Given),
             is_output: true,
             is_const: false,
             allocated: o.is_none(),
             dtype: given.map_or(DType::Bool, |p| p.dtype),
-            given,
         });
     }
     // 2. memory overlap (overlap.rs): outputs must not overlap themselves or each other; an
@@ -115,13 +114,13 @@ fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
     // pair when the storages differ; a contiguous output cannot overlap itself.
     if cfg.check_mem_overlap {
         for k in 0..nout {
-            let Some(out) = operands[k].given else {
+            let Some(out) = operands[k].given() else {
                 continue;
             };
             if !out.layout.is_contiguous() {
                 overlap::assert_no_internal_overlap(out.layout)?;
             }
-            for other in operands[..k].iter().filter_map(|o| o.given) {
+            for other in operands[..k].iter().filter_map(|o| o.given()) {
                 overlap::assert_outputs_disjoint(&out, &other)?;
             }
         }
@@ -131,15 +130,15 @@ fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
         let p = t.parts();
         let mut copy = false;
         for k in 0..nout {
-            if let Some(out) = operands[k].given {
+            if let Some(out) = operands[k].given() {
                 copy |= overlap::output_input_sharing(&out, &p, cfg.check_mem_overlap)?
                     == overlap::Sharing::CopyInput;
             }
         }
-        let (src, given) = if copy {
-            (Src::Owned(owned.push(t.try_clone()?)), None)
+        let src = if copy {
+            Src::Owned(owned.push(t.try_clone()?))
         } else {
-            (Src::Given(t), Some(p))
+            Src::Given(p)
         };
         operands.push(Operand {
             src,
@@ -147,7 +146,6 @@ fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
             is_const,
             allocated: false,
             dtype: p.dtype,
-            given,
         });
     }
 
@@ -210,7 +208,7 @@ fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
     let numel = checked_numel(&shape, 8)?;
 
     // 4. given outputs: never broadcast (except in reductions, where they were broadcast above)
-    for out in it.operands[..nout].iter().filter_map(|o| o.given) {
+    for out in it.operands[..nout].iter().filter_map(|o| o.given()) {
         let out_shape = out.layout.shape();
         if out_shape != &*shape {
             if cfg.static_shape.is_none() && !cfg.is_reduction {
@@ -256,21 +254,19 @@ fn flat_set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<
     let shape = flat.shape;
     let out = flat.out;
     it.operands.push(Operand {
-        src: cfg.outputs[0].map_or(Src::Owned(usize::MAX), Src::Given),
+        src: out.map_or(Src::Owned(usize::MAX), Src::Given),
         is_output: true,
         is_const: false,
         allocated: out.is_none(),
         dtype: out.map_or(DType::Bool, |p| p.dtype),
-        given: out,
     });
-    for (&(t, is_const), p) in cfg.inputs.iter().zip(&flat.ins) {
+    for (&(_, is_const), p) in cfg.inputs.iter().zip(&flat.ins) {
         it.operands.push(Operand {
-            src: Src::Given(t.expect("flat_operands checked")),
+            src: Src::Given(*p),
             is_output: false,
             is_const,
             allocated: false,
             dtype: p.dtype,
-            given: Some(*p),
         });
     }
     if out.is_none() {
@@ -394,17 +390,16 @@ fn finish(it: &mut TensorIterator<'_>) -> Result<()> {
     } = it;
     let ops: &[Operand<'_>] = operands;
     for (b, o) in base.iter_mut().zip(ops) {
-        *b = match (o.given, o.src) {
-            (Some(p), _) => p.data,
-            (None, Src::Given(t)) => t.data_ptr_bytes(),
-            (None, Src::Owned(k)) => owned.get(k).data_ptr_bytes(),
+        *b = match o.src {
+            Src::Given(p) => p.data,
+            Src::Owned(k) => owned.get(k).data_ptr_bytes(),
         };
     }
     for (i, o) in ops.iter().enumerate() {
-        let Some(p) = o.given else {
+        let Some(p) = o.given() else {
             continue;
         };
-        let given_on = |u: &Operand<'_>| u.given.is_some_and(|u| core::ptr::eq(u.flag, p.flag));
+        let given_on = |u: &Operand<'_>| u.given().is_some_and(|u| u.same_storage(&p));
         if ops[..i].iter().any(given_on) {
             continue; // borrowed with an earlier operand
         }

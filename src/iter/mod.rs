@@ -71,11 +71,12 @@ pub(crate) type OperandBuf<T> = SmallBuf<T, INLINE_OPERANDS>;
 /// operands of four dims after coalescing.
 pub(crate) type StrideBuf = SmallBuf<isize, 16>;
 
-/// Where an operand's tensor lives: borrowed from the caller (given outputs, inputs), or held
-/// by the iterator (allocated outputs, copies of inputs that overlap an output) in `owned`.
+/// Where an operand's tensor lives: borrowed from the caller (given outputs, inputs; its parts
+/// read once), or held by the iterator (allocated outputs, copies of inputs that overlap an
+/// output) in `owned`.
 #[derive(Copy, Clone)]
 pub(crate) enum Src<'a> {
-    Given(&'a DynTensor),
+    Given(TensorParts<'a>),
     Owned(usize),
 }
 
@@ -89,8 +90,17 @@ pub(crate) struct Operand<'a> {
     /// The tensor's dtype, read once (set when an allocated output is allocated): kernels ask
     /// for it per operand, and each tensor access is an enum dispatch.
     pub(crate) dtype: DType,
-    /// A given tensor's parts, read once (`None` for tensors the iterator holds in `owned`).
-    pub(crate) given: Option<TensorParts<'a>>,
+}
+
+impl<'a> Operand<'a> {
+    /// A given tensor's parts (`None` for tensors the iterator holds).
+    #[inline]
+    pub(crate) fn given(&self) -> Option<TensorParts<'a>> {
+        match self.src {
+            Src::Given(p) => Some(p),
+            Src::Owned(_) => None,
+        }
+    }
 }
 
 /// The placeholder of unused inline operand slots.
@@ -100,7 +110,6 @@ pub(crate) const NO_OPERAND: Operand<'static> = Operand {
     is_const: false,
     allocated: false,
     dtype: DType::Bool,
-    given: None,
 };
 
 /// Tensors the iterator holds itself: the first inline (an allocated output), more on the heap.
@@ -168,7 +177,7 @@ impl TensorIterator<'_> {
     fn release_borrows(&mut self) {
         for &(i, exclusive) in self.borrows.iter() {
             // Borrows are taken on given operands only (`build::finish`).
-            if let Some(p) = self.operands[i as usize].given {
+            if let Some(p) = self.operands[i as usize].given() {
                 p.flag.release(exclusive);
             }
         }
@@ -286,16 +295,16 @@ impl<'a> TensorIterator<'a> {
     #[inline]
     pub fn tensor(&self, i: usize) -> &DynTensor {
         match self.operands[i].src {
-            Src::Given(t) => t,
+            Src::Given(p) => p.tensor,
             Src::Owned(k) => self.owned.get(k),
         }
     }
     /// Operand `i`'s layout (a given tensor's without a dispatch).
     #[inline]
     pub(crate) fn layout(&self, i: usize) -> &crate::layout::Layout {
-        match self.operands[i].given {
-            Some(p) => p.layout,
-            None => self.tensor(i).layout(),
+        match self.operands[i].src {
+            Src::Given(p) => p.layout,
+            Src::Owned(k) => self.owned.get(k).layout(),
         }
     }
     pub fn output(&self, i: usize) -> &DynTensor {
@@ -315,7 +324,7 @@ impl<'a> TensorIterator<'a> {
         assert!(i < self.noutputs, "output {i} out of range");
         self.release_borrows();
         match self.operands[i].src {
-            Src::Given(t) => t.share(),
+            Src::Given(p) => p.tensor.share(),
             Src::Owned(k) => self.owned.take(k),
         }
     }

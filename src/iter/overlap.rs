@@ -115,7 +115,7 @@ pub(crate) fn output_input_sharing(
     check: bool,
 ) -> Result<Sharing> {
     // Storages are typed: tensors of different dtypes never share one.
-    if out.dtype != inp.dtype || out.storage != inp.storage {
+    if !out.same_storage(inp) {
         return Ok(Sharing::None);
     }
     let (a, b) = (out.layout, inp.layout);
@@ -142,7 +142,7 @@ pub(crate) fn output_input_sharing(
 
 /// Two outputs of one op must not write one address.
 pub(crate) fn assert_outputs_disjoint(a: &TensorParts, b: &TensorParts) -> Result<()> {
-    if a.dtype != b.dtype || a.storage != b.storage {
+    if !a.same_storage(b) {
         return Ok(());
     }
     if let (Some((alo, ahi)), Some((blo, bhi))) = (a.layout.extent(), b.layout.extent())

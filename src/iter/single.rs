@@ -64,7 +64,7 @@ pub(crate) fn flat_operands<'a>(cfg: &IterConfig<'a>) -> Option<Flat<'a>> {
     for (k, (slot, &(t, _))) in parts.iter_mut().zip(ins).enumerate() {
         let p = if k == 0 { first } else { t?.parts() };
         // An input on the output's storage: only the identical view runs in place here.
-        let shared = out.is_some_and(|o| core::ptr::eq(o.flag, p.flag) && o.data != p.data);
+        let shared = out.is_some_and(|o| o.same_storage(&p) && o.data != p.data);
         if !flat(p.layout) || shared {
             return None;
         }
@@ -86,6 +86,18 @@ impl Flat<'_> {
     /// The common dtype and the dtype of an allocated output (`compute_types`).
     #[inline]
     pub(crate) fn types(&self, cfg: &IterConfig<'_>) -> Result<(Option<DType>, Option<DType>)> {
+        // The common case in straight-line code: dimensioned inputs of one dtype `d`, no
+        // scalars, no integer-to-float promotion of `d`, and a given output (if any) of `d`:
+        // every rule of `compute_types` gives `d` and no error.
+        let d = self.ins.parts[0].map_or(DType::Bool, |p| p.dtype);
+        if !self.shape.is_empty()
+            && cfg.scalars.is_empty()
+            && (&self.ins).into_iter().all(|p| p.dtype == d)
+            && self.out.is_none_or(|o| o.dtype == d)
+            && !(cfg.promote_integer_inputs_to_float && !d.is_float())
+        {
+            return Ok((Some(d), cfg.static_dtype.or(Some(d))));
+        }
         let given: &[DType] = match &self.out {
             Some(o) => &[o.dtype][..],
             None => &[],
@@ -184,6 +196,12 @@ impl<'a> IterConfig<'a> {
 }
 
 impl SingleRun<'_> {
+    /// Every operand's byte stride along the run (its element size), `nt` of them.
+    #[inline]
+    pub(crate) fn strides(&self) -> [isize; INLINE_OPERANDS] {
+        self.dtypes.map(|d| d.size() as isize)
+    }
+
     /// The output (allocated: moved out; given: shared), the borrows released.
     #[inline]
     pub(crate) fn take_output(&mut self) -> DynTensor {

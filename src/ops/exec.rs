@@ -43,13 +43,7 @@ impl Exec<'_> {
     pub(crate) fn run(&self, cost: LoopCost, k: kernels::Kernel) {
         match self {
             Exec::Iter(it) => kernels::run_kernel(it, cost, k),
-            Exec::Single(run) => {
-                let mut strides = [0isize; crate::iter::INLINE_OPERANDS];
-                for (s, d) in strides.iter_mut().zip(&run.dtypes) {
-                    *s = d.size() as isize;
-                }
-                k(&run.ptrs[..run.nt], &strides[..run.nt], run.numel)
-            }
+            Exec::Single(run) => k(&run.ptrs[..run.nt], &run.strides()[..run.nt], run.numel),
         }
     }
 
@@ -61,13 +55,7 @@ impl Exec<'_> {
     ) -> Result<()> {
         match self {
             Exec::Iter(it) => it.try_for_each(cost, k),
-            Exec::Single(run) => {
-                let mut strides = [0isize; crate::iter::INLINE_OPERANDS];
-                for (s, d) in strides.iter_mut().zip(&run.dtypes) {
-                    *s = d.size() as isize;
-                }
-                k(&run.ptrs[..run.nt], &strides[..run.nt], run.numel)
-            }
+            Exec::Single(run) => k(&run.ptrs[..run.nt], &run.strides()[..run.nt], run.numel),
         }
     }
 }
