@@ -94,7 +94,7 @@ impl Flat<'_> {
             && cfg.scalars.is_empty()
             && (&self.ins).into_iter().all(|p| p.dtype == d)
             && self.out.is_none_or(|o| o.dtype == d)
-            && !(cfg.promote_integer_inputs_to_float && !d.is_float())
+            && (d.is_float() || !cfg.promote_integer_inputs_to_float)
         {
             return Ok((Some(d), cfg.static_dtype.or(Some(d))));
         }
