@@ -23,6 +23,11 @@
 //! 9. allocation of undefined outputs in the inputs' dimension order (inverse permutation);
 //! 10. `coalesce_dimensions` (which also drops size-1 dims).
 //!
+//! Between steps 1 and 2 the most common case is decided in one pass (`single.rs`: one output,
+//! one to three inputs, all contiguous with one shape): it takes the dtype rules and the flat
+//! geometry of step 6 and skips the rest. The op runners take that case without an iterator at
+//! all when the run is one thread's work (`IterConfig::build_single_run`).
+//!
 //! # Where weft deliberately differs from PyTorch
 //! * **No cast temporaries.** PyTorch CPU copies inputs to the common dtype
 //!   (`promote_inputs_to_common_dtype`) and writes mismatched outputs through a temporary

@@ -197,99 +197,133 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
     plan::binary_precheck(op, &ai, &bi)?;
     let config = iter_config(op, a, b, out);
     // Small flat ops run without an iterator's geometry (`iter::single`).
+    let call = BinaryCall {
+        op,
+        a,
+        b,
+        ai,
+        bi,
+        b_value,
+    };
     if let Some(mut run) = config.build_single_run(cost(op).grain())? {
-        plan_and_run(op, a, b, &ai, &bi, b_value, Exec::Single(&run))?;
+        call.plan_and_run(Exec::Single(&run))?;
         return Ok(run.take_output());
     }
-    config.build_with(|iter| {
-        plan_and_run(op, a, b, &ai, &bi, b_value, Exec::Iter(iter))?;
-        Ok(finish(iter, out))
-    })
+    call.over_iterator(&config)
 }
 
-/// The plan of `op(a, b)` for the dtypes the set-up decided, and its kernel over `exec`.
-fn plan_and_run(
+/// One call of a binary op, checked and described for the plan.
+struct BinaryCall<'a> {
     op: BinaryOp,
-    a: Operand,
-    b: Operand,
-    ai: &OperandInfo,
-    bi: &OperandInfo,
+    a: Operand<'a>,
+    b: Operand<'a>,
+    ai: OperandInfo,
+    bi: OperandInfo,
+    /// The value of a one-element tensor `b`, read before the set-up.
     b_value: Option<Scalar>,
-    exec: Exec,
-) -> Result<()> {
-    let (ad, bd) = (a.dtype(), b.dtype());
-    // A one-element second tensor that stays an iterated input: its value is known.
-    let b_known;
-    let bi = if exec.ninputs() == 2 && b_value.is_some() {
-        b_known = OperandInfo {
-            value: b_value,
-            ..*bi
-        };
-        &b_known
-    } else {
-        bi
-    };
-    let common = exec.common_dtype().unwrap_or(ad);
-    let plan = plan::binary_plan_prechecked(op, ai, bi, common)?;
-    let compute = plan.compute;
-    let scalar = match (a, b) {
-        (Operand::Scalar(s), _) => Some((Side::Lhs, s)),
-        (_, Operand::Scalar(s)) => Some((Side::Rhs, s)),
-        _ => None,
-    };
-    let runner = BinaryRunner {
-        exec,
-        scalar,
-        cost: cost(op),
-    };
+}
 
-    // Integer division by zero fails the whole op before anything is written.
-    if plan.check_zero_divisor {
-        check_no_zero_divisor(exec, exec.ninputs(), compute, op)?;
+impl BinaryCall<'_> {
+    /// The call over a built iterator. Out of line: the iterator is a large value, and building
+    /// it inside `binary` gave the small ops' single-run path a frame of kilobytes.
+    #[inline(never)]
+    fn over_iterator(&self, config: &IterConfig) -> Result<DynTensor> {
+        let out = config.outputs[0];
+        config.build_with(|iter| {
+            self.plan_and_run(Exec::Iter(iter))?;
+            Ok(finish(iter, out))
+        })
     }
 
-    // The second operand a CPU scalar (Python number or one-element tensor): PyTorch's special
-    // cases, decided by the plan.
-    match plan.path {
-        BinaryPath::Functor => run_op(op, compute, &runner, ad, bd),
-        BinaryPath::ScalarOpmath(s32) => {
-            if plan::half_blocks_apply(op.info(), compute, runner.dtype(0), &[runner.dtype(1)]) {
-                // The `*ScalarOpmath` functors are the f32 op with the scalar at f32, rounded
-                // once: the f32 functor with the scalar bound (tests/half_blocks.rs), for
-                // floor_divide too (its own rounding is the tensor-tensor kernel's).
-                let r = BinaryRunner {
-                    exec: runner.exec,
-                    scalar: Some((Side::Rhs, Scalar::Float(s32 as f64))),
-                    cost: runner.cost,
-                };
-                return run_functor(op, DType::F32, &r, ad, bd);
-            }
-            match op {
-                BinaryOp::Mul => {
-                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::MulScalarOpmath { s: s32 }), _ => unreachable!())
-                }
-                BinaryOp::Div => {
-                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::DivScalarOpmath { s: s32 }), _ => unreachable!())
-                }
-                _ => {
-                    dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::FloorDivideScalarOpmath { s: s32 }), _ => unreachable!())
-                }
-            }
+    /// The plan of the call for the dtypes the set-up decided, and its kernel over `exec`.
+    fn plan_and_run(&self, exec: Exec) -> Result<()> {
+        let BinaryCall {
+            op,
+            a,
+            b,
+            ref ai,
+            ref bi,
+            b_value,
+        } = *self;
+        let (ad, bd) = (a.dtype(), b.dtype());
+        // A one-element second tensor that stays an iterated input: its value is known.
+        let b_known;
+        let bi = if exec.ninputs() == 2 && b_value.is_some() {
+            b_known = OperandInfo {
+                value: b_value,
+                ..*bi
+            };
+            &b_known
+        } else {
+            bi
+        };
+        let common = exec.common_dtype().unwrap_or(ad);
+        let plan = plan::binary_plan_prechecked(op, ai, bi, common)?;
+        let compute = plan.compute;
+        let scalar = match (a, b) {
+            (Operand::Scalar(s), _) => Some((Side::Lhs, s)),
+            (_, Operand::Scalar(s)) => Some((Side::Rhs, s)),
+            _ => None,
+        };
+        let runner = BinaryRunner {
+            exec,
+            scalar,
+            cost: cost(op),
+        };
+
+        // Integer division by zero fails the whole op before anything is written.
+        if plan.check_zero_divisor {
+            check_no_zero_divisor(exec, exec.ninputs(), compute, op)?;
         }
-        BinaryPath::PowScalar(s) => {
-            let half_blocks =
-                plan::half_blocks_apply(op.info(), compute, runner.dtype(0), &[runner.dtype(1)]);
-            match compute {
-                DType::F32 => run_pow_scalar_case::<f32, _>(&runner, s.to::<f32>()),
-                DType::F64 => run_pow_scalar_case::<f64, _>(&runner, s.to::<f64>()),
-                DType::F16 if half_blocks => {
-                    run_pow_scalar_case::<f32, _>(&runner, s.to::<half::f16>())
+
+        // The second operand a CPU scalar (Python number or one-element tensor): PyTorch's special
+        // cases, decided by the plan.
+        match plan.path {
+            BinaryPath::Functor => run_op(op, compute, &runner, ad, bd),
+            BinaryPath::ScalarOpmath(s32) => {
+                if plan::half_blocks_apply(op.info(), compute, runner.dtype(0), &[runner.dtype(1)])
+                {
+                    // The `*ScalarOpmath` functors are the f32 op with the scalar at f32, rounded
+                    // once: the f32 functor with the scalar bound (tests/half_blocks.rs), for
+                    // floor_divide too (its own rounding is the tensor-tensor kernel's).
+                    let r = BinaryRunner {
+                        exec: runner.exec,
+                        scalar: Some((Side::Rhs, Scalar::Float(s32 as f64))),
+                        cost: runner.cost,
+                    };
+                    return run_functor(op, DType::F32, &r, ad, bd);
                 }
-                DType::BF16 if half_blocks => {
-                    run_pow_scalar_case::<f32, _>(&runner, s.to::<half::bf16>())
+                match op {
+                    BinaryOp::Mul => {
+                        dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::MulScalarOpmath { s: s32 }), _ => unreachable!())
+                    }
+                    BinaryOp::Div => {
+                        dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::DivScalarOpmath { s: s32 }), _ => unreachable!())
+                    }
+                    _ => {
+                        dispatch_dtypes!(compute, [F16, BF16], C => runner.run_unary::<C, _>(f::FloorDivideScalarOpmath { s: s32 }), _ => unreachable!())
+                    }
                 }
-                _ => {
-                    dispatch_dtypes!(compute, numeric, C => runner.run_unary::<C, _>(f::PowScalar::<C> { exp: s.to::<C>() }), _ => Err(unsupported(op, ad, bd)))
+            }
+            BinaryPath::PowScalar(s) => {
+                let half_blocks = plan::half_blocks_apply(
+                    op.info(),
+                    compute,
+                    runner.dtype(0),
+                    &[runner.dtype(1)],
+                );
+                match compute {
+                    DType::F32 => run_pow_scalar_case::<f32, _>(&runner, s.to::<f32>()),
+                    DType::F64 => run_pow_scalar_case::<f64, _>(&runner, s.to::<f64>()),
+                    DType::F16 if half_blocks => {
+                        run_pow_scalar_case::<f32, _>(&runner, s.to::<half::f16>())
+                    }
+                    DType::BF16 if half_blocks => {
+                        run_pow_scalar_case::<f32, _>(&runner, s.to::<half::bf16>())
+                    }
+                    _ => {
+                        dispatch_dtypes!(compute, numeric, C => runner.run_unary::<C, _>(f::PowScalar::<C> { exp: s.to::<C>() }), _ => Err(unsupported(op, ad, bd)))
+                    }
                 }
             }
         }

@@ -117,6 +117,13 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
         run_op(op, compute, Exec::Single(&run))?;
         return Ok(run.take_output());
     }
+    unary_over_iterator(op, compute, &config)
+}
+
+/// [`unary`] over a built iterator, out of line (see `binary::binary_over_iterator`).
+#[inline(never)]
+fn unary_over_iterator(op: UnaryOp, compute: DType, config: &IterConfig) -> Result<DynTensor> {
+    let out = config.outputs[0];
     config.build_with(|iter| {
         run_op(op, compute, Exec::Iter(iter))?;
         Ok(super::binary::finish(iter, out))
