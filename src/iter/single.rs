@@ -86,12 +86,16 @@ impl Flat<'_> {
     /// The common dtype and the dtype of an allocated output (`compute_types`).
     #[inline]
     pub(crate) fn types(&self, cfg: &IterConfig<'_>) -> Result<(Option<DType>, Option<DType>)> {
-        // The common case in straight-line code: dimensioned inputs of one dtype `d`, no
-        // scalars, no integer-to-float promotion of `d`, and a given output (if any) of `d`:
-        // every rule of `compute_types` gives `d` and no error.
+        // The common case in straight-line code: dimensioned inputs of one dtype `d`, scalars
+        // of no higher category (a scalar wins only with a higher one), no integer-to-float
+        // promotion of `d`, and a given output (if any) of `d`: every rule of `compute_types`
+        // gives `d` and no error.
         let d = self.ins.parts[0].map_or(DType::Bool, |p| p.dtype);
         if !self.shape.is_empty()
-            && cfg.scalars.is_empty()
+            && cfg
+                .scalars
+                .iter()
+                .all(|s| s.dtype().category() <= d.category())
             && (&self.ins).into_iter().all(|p| p.dtype == d)
             && self.out.is_none_or(|o| o.dtype == d)
             && (d.is_float() || !cfg.promote_integer_inputs_to_float)
