@@ -22,14 +22,14 @@ use crate::storage::BorrowFlag;
 pub(crate) struct Flat<'a> {
     /// The given output's parts (`None`: to be allocated).
     pub(crate) out: Option<TensorParts<'a>>,
-    /// The inputs' parts, in order (`nin` of them).
+    /// The inputs' parts, in order.
     pub(crate) ins: FlatInputs<'a>,
     /// The common shape and its element count.
     pub(crate) shape: &'a [usize],
     pub(crate) numel: usize,
 }
 
-/// Up to three inputs, inline.
+/// Up to three inputs, inline (`len` of the slots used).
 pub(crate) struct FlatInputs<'a> {
     parts: [Option<TensorParts<'a>>; INLINE_OPERANDS - 1],
     len: usize,
