@@ -856,3 +856,204 @@ fn fmod_narrow_forms_match_the_exact_ones() {
     }
     assert!(narrow > 1_000_000, "{narrow} pairs in the narrow domain");
 }
+
+/// Integer division as the reference computes it: truncating `wrapping_div`/`wrapping_rem`
+/// (`MIN / -1` wraps to MIN, remainder 0), floored by PyTorch's adjustment; `b == 0` gives 0
+/// (the ops layer reports it first).
+macro_rules! int_division_reference_check {
+    ($t:ty, $pairs:expr) => {{
+        for (a, b) in $pairs {
+            let (a, b): ($t, $t) = (a, b);
+            let (q, r) = if b == 0 {
+                (0, 0)
+            } else {
+                (a.wrapping_div(b), a.wrapping_rem(b))
+            };
+            let adjust = r != 0 && ((r < 0) != (b < 0));
+            let floor_q = if adjust { q.wrapping_sub(1) } else { q };
+            let floor_r = if adjust { r.wrapping_add(b) } else { r };
+            assert_eq!(
+                FloorDivide.call((a, b)),
+                floor_q,
+                "{a} // {b} ({})",
+                stringify!($t)
+            );
+            assert_eq!(
+                Remainder.call((a, b)),
+                floor_r,
+                "{a} % {b} ({})",
+                stringify!($t)
+            );
+            assert_eq!(Fmod.call((a, b)), r, "fmod({a}, {b}) ({})", stringify!($t));
+        }
+    }};
+}
+
+/// Values to pair for the wider types: every edge (0, ±1, ±2, MIN, MAX and their neighbours,
+/// powers of two and their neighbours) and seeded random values of every magnitude.
+fn int_edges_and_random(bits: u32, signed: bool, n: usize) -> Vec<i128> {
+    let (min, max): (i128, i128) = if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    let mut v: Vec<i128> = vec![0, 1, 2, 3, min, min + 1, min + 2, max, max - 1, max - 2];
+    for k in 0..bits {
+        for d in [-1i128, 0, 1] {
+            v.extend([(1i128 << k) + d, -(1i128 << k) + d]);
+        }
+    }
+    let mut s = 0x9e37_79b9_7f4a_7c15u64 ^ bits as u64;
+    for _ in 0..n {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        // A random magnitude: shift a random word right by a random amount.
+        let x = (s >> (s % 64)) as i128 * if s & (1 << 20) != 0 { -1 } else { 1 };
+        v.push(x);
+    }
+    v.retain(|&x| (min..=max).contains(&x));
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// floor_divide, remainder and fmod on integers (which divide through f32/f64 where exact, see
+/// `functors::arith::TruncDivRem`) against the integer instruction's results: every pair of
+/// 8-bit values, and for 16/32/64-bit types all pairs of ~250 edge and random values, plus
+/// 10^6 random 16-bit pairs.
+#[test]
+// One body for signed and unsigned types: `x < 0` is always false for the unsigned ones.
+#[allow(unused_comparisons, clippy::absurd_extreme_comparisons)]
+fn integer_division_matches_the_integer_instruction() {
+    let all8 = |lo: i32, hi: i32| (lo..=hi).flat_map(move |a| (lo..=hi).map(move |b| (a, b)));
+    int_division_reference_check!(i8, all8(-128, 127).map(|(a, b)| (a as i8, b as i8)));
+    int_division_reference_check!(u8, all8(0, 255).map(|(a, b)| (a as u8, b as u8)));
+    macro_rules! pairs_of {
+        ($t:ty, $bits:expr, $signed:expr) => {{
+            let v = int_edges_and_random($bits, $signed, 200);
+            let pairs: Vec<($t, $t)> = v
+                .iter()
+                .flat_map(|&a| v.iter().map(move |&b| (a as $t, b as $t)))
+                .collect();
+            int_division_reference_check!($t, pairs);
+        }};
+    }
+    pairs_of!(i16, 16, true);
+    pairs_of!(u16, 16, false);
+    pairs_of!(i32, 32, true);
+    pairs_of!(u32, 32, false);
+    pairs_of!(i64, 64, true);
+    pairs_of!(u64, 64, false);
+    let mut s = 12345u64;
+    let mut next = || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 32) as u32
+    };
+    let pairs16: Vec<(u32, u32)> = (0..1_000_000).map(|_| (next(), next())).collect();
+    int_division_reference_check!(i16, pairs16.iter().map(|&(a, b)| (a as i16, b as i16)));
+    int_division_reference_check!(u16, pairs16.iter().map(|&(a, b)| (a as u16, b as u16)));
+    int_division_reference_check!(
+        i32,
+        pairs16
+            .iter()
+            .map(|&(a, b)| (a as i32, (b >> (a % 31)) as i32))
+    );
+}
+
+/// Integer `pow` (a branch-free square-and-multiply over every exponent bit for 8/16-bit
+/// types) against repeated wrapping multiplication, with PyTorch's negative-exponent rule:
+/// every 8-bit pair, 16-bit bases with every exponent up to 40 and edge exponents, and the
+/// scalar-exponent kernels (`x ** 2`, `x ** 3`, the general case) through the tensor op.
+#[test]
+// One body for signed and unsigned types: `x < 0` is always false for the unsigned ones.
+#[allow(unused_comparisons, clippy::absurd_extreme_comparisons)]
+fn integer_pow_matches_repeated_multiplication() {
+    macro_rules! check {
+        ($t:ty, $a:expr, $b:expr) => {{
+            let (a, b): ($t, $t) = ($a, $b);
+            let want: $t = if b < 0 {
+                if a == 1 {
+                    1
+                } else if a.wrapping_add(1) == 0 {
+                    if b & 1 != 0 { a } else { 1 }
+                } else {
+                    0
+                }
+            } else {
+                // Square-and-multiply on the wrapped values equals b-fold multiplication.
+                let mut r: $t = 1;
+                let (mut p, mut e) = (a, b);
+                while e > 0 {
+                    if e & 1 != 0 {
+                        r = r.wrapping_mul(p);
+                    }
+                    p = p.wrapping_mul(p);
+                    e >>= 1;
+                }
+                r
+            };
+            assert_eq!(Pow.call((a, b)), want, "{a} ** {b} ({})", stringify!($t));
+            assert_eq!(PowScalar { exp: b }.call((a,)), want, "{a} ** {b} scalar");
+        }};
+    }
+    // b-fold multiplication for small b, to pin the reference itself.
+    for a in -128i32..=127 {
+        for b in 0..12i32 {
+            let mut w = 1i8;
+            for _ in 0..b {
+                w = w.wrapping_mul(a as i8);
+            }
+            assert_eq!(Pow.call((a as i8, b as i8)), w, "{a} ** {b}");
+        }
+    }
+    for a in 0..=255u32 {
+        for b in 0..=255u32 {
+            check!(u8, a as u8, b as u8);
+            check!(i8, a as u8 as i8, b as u8 as i8);
+        }
+    }
+    for a in int_edges_and_random(16, true, 300) {
+        for b in (-3..=40).chain([i16::MAX as i128, i16::MIN as i128, 1000, 4097]) {
+            check!(i16, a as i16, b as i16);
+            check!(u16, a as u16, b as u16);
+            check!(i32, a as i32, b as i32);
+            check!(i64, a as i64, b as i64);
+        }
+    }
+    use weft::ops::{Operand, binary::binary};
+    use weft::{DynTensor, Scalar, Tensor};
+    let xs: Vec<i16> = vec![
+        0,
+        1,
+        -1,
+        2,
+        -2,
+        3,
+        181,
+        182,
+        -182,
+        255,
+        256,
+        i16::MAX,
+        i16::MIN,
+        7,
+    ];
+    for e in [2i64, 3, 0, 1, 4, 5, 17, 40] {
+        let x = DynTensor::from(Tensor::<i16>::from_vec(xs.clone(), &[xs.len()]).unwrap());
+        let got = binary(
+            BinaryOp::Pow,
+            Operand::Tensor(&x),
+            Operand::Scalar(Scalar::Int(e)),
+            None,
+        )
+        .unwrap()
+        .to_vec::<i16>()
+        .unwrap();
+        for (&g, &v) in got.iter().zip(&xs) {
+            assert_eq!(g, PowScalar { exp: e as i16 }.call((v,)), "{v} ** {e}");
+        }
+    }
+}

@@ -710,3 +710,60 @@ fn bool_outputs_hold_only_zero_and_one() {
         [true, true, true, false].map(Value::Bool)
     );
 }
+
+/// The divisor check reads each distinct divisor element once, in its own memory order: it
+/// must see every element the op uses (broadcast rows and columns, reversed and transposed
+/// views, an expanded zero) and none it does not (the skipped elements of a step-2 view).
+#[test]
+fn divisor_check_sees_exactly_the_elements_the_op_uses() {
+    let op = BinaryOp::FloorDivide;
+    for &d in &[DType::U8, DType::I16, DType::I32, DType::I64] {
+        let a = int_tensor(d, &(1..=24).collect::<Vec<_>>(), &[4, 6]);
+        let div = |b: &DynTensor| weft::ops::binary::binary(op, (&a).into(), b.into(), None);
+        // Zeros only where a step-2 view skips: no error, and the quotient is right.
+        let b = int_tensor(d, &[2, 0, 3, 0, 1, 0, 5, 0, 7, 0, 1, 0], &[12]);
+        let q = div(&b.slice(0, None, None, 2)).unwrap();
+        let want: Vec<i64> = (1..=24)
+            .zip([2, 3, 1, 5, 7, 1].iter().cycle())
+            .map(|(x, &y)| x / y)
+            .collect();
+        assert_eq!(
+            q.to_values(),
+            int_tensor(d, &want, &[4, 6]).to_values(),
+            "{d}"
+        );
+        // The same storage with the zeros visited: an error.
+        assert!(
+            div(&b.slice(0, Some(1), None, 2)).is_err(),
+            "{d} odd elements"
+        );
+        // A zero in the last element of a broadcast row, in a broadcast column, reversed,
+        // transposed (the divisor [6, 4] seen as [4, 6]).
+        let row = int_tensor(d, &[1, 2, 3, 4, 5, 0], &[6]);
+        assert!(div(&row).is_err(), "{d} row");
+        let col = int_tensor(d, &[1, 2, 3, 0], &[4, 1]);
+        assert!(div(&col).is_err(), "{d} column");
+        let rev = int_tensor(d, &[0, 2, 3, 4, 5, 6], &[6]).slice(0, None, None, -1);
+        assert!(div(&rev).is_err(), "{d} reversed");
+        let mut t: Vec<i64> = vec![1; 24];
+        t[23] = 0;
+        let tr = int_tensor(d, &t, &[6, 4]).t();
+        assert!(div(&tr).is_err(), "{d} transposed");
+        t[23] = 3;
+        let q = div(&int_tensor(d, &t, &[6, 4]).t()).unwrap();
+        assert_eq!(
+            q.to_values()[23],
+            int_tensor(d, &[8], &[1]).to_values()[0],
+            "{d}"
+        );
+        // An expanded one-element divisor, zero and not.
+        let z = int_tensor(d, &[0], &[1, 1]).expand([4, 6]);
+        assert!(div(&z).is_err(), "{d} expanded zero");
+        let one = int_tensor(d, &[1], &[1, 1]).expand([4, 6]);
+        assert_eq!(
+            div(&one).unwrap().to_values(),
+            a.to_values(),
+            "{d} expanded one"
+        );
+    }
+}

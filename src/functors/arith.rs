@@ -114,6 +114,107 @@ real_binary_impls!(Div);
 
 // ---------------------------------------------------------------- floor_divide / remainder / fmod
 
+/// Integer division for floor_divide, remainder and fmod, branch-free: `MIN / -1` wraps
+/// (`MIN`, remainder 0, as in PyTorch) and `b == 0` gives 0 (the ops layer reports it first).
+/// x86 has no vector integer division, so where a float division is exact for the type it
+/// takes one: if `a/b` is not an integer it is at least `1/|b|` from one (relatively `1/|a|`),
+/// more than a float's half ulp when the float has more significand bits than the integers,
+/// so the float quotient's floor is the integer quotient's floor. 8- and 16-bit integers
+/// divide in f32 (8 lanes in AVX2, 16 in AVX-512), 32-bit ones in f64; the floor is taken
+/// with the round-to-integer constant (no float -> integer conversion, which LLVM does not
+/// vectorize when it saturates). 64-bit integers use the instruction. The same bits on every
+/// path.
+pub(crate) trait IntDivision: Sized {
+    /// `(floor(a / b), a - b·floor(a / b))`: floor_divide and remainder.
+    fn floor_div_rem(self, b: Self) -> (Self, Self);
+    /// `a - b·trunc(a / b)`: fmod (the sign of `a`), from the floored remainder.
+    #[inline(always)]
+    fn trunc_rem(self, b: Self) -> Self
+    where
+        Self: Copy + PartialOrd + Default + core::ops::Sub<Output = Self>,
+    {
+        let r = self.floor_div_rem(b).1;
+        let zero = Self::default();
+        // A non-zero floored remainder of a negative quotient is one divisor past the
+        // truncated one (never for unsigned types).
+        if r != zero && ((self < zero) != (b < zero)) {
+            r - b
+        } else {
+            r
+        }
+    }
+}
+
+/// 8- and 16-bit integers: the quotient in f32, everything else in i32 (see [`IntDivision`]).
+macro_rules! int_division_via_f32 {
+    ($($t:ty),*) => {$(
+        impl IntDivision for $t {
+            #[inline(always)]
+            fn floor_div_rem(self, b: Self) -> (Self, Self) {
+                // b == 0 divides 0 by 1 (selects on the inputs: LLVM turns a select of the
+                // results into a branch around the division, and then does not vectorize).
+                let (a, d) = if b == 0 { (0, 1) } else { (self as i32, b as i32) };
+                let qf = a as f32 / d as f32;
+                // |qf| <= 2^16: adding 1.5·2^23 rounds it to an integer held in the low bits.
+                let t = qf + ROUND_MAGIC_F32;
+                let n = t.to_bits() as i32 - ROUND_MAGIC_F32.to_bits() as i32;
+                let q = if t - ROUND_MAGIC_F32 > qf { n - 1 } else { n };
+                // `MIN / -1`: q = 2^(k-1) wraps to MIN when narrowed, r = 0.
+                (q as $t, (a - q * d) as $t)
+            }
+        }
+    )*};
+}
+int_division_via_f32!(i8, u8, i16, u16);
+
+/// 32-bit integers: the quotient in f64 (see [`IntDivision`]), the remainder wrapping in the
+/// type.
+macro_rules! int_division_via_f64 {
+    ($($t:ty),*) => {$(
+        impl IntDivision for $t {
+            #[inline(always)]
+            fn floor_div_rem(self, b: Self) -> (Self, Self) {
+                const MAGIC: f64 = 6_755_399_441_055_744.0;
+                // b == 0 divides 0 by 1 (see the f32 form).
+                let (a, d) = if b == 0 { (0, 1) } else { (self, b) };
+                let qf = a as f64 / d as f64;
+                // |qf| <= 2^32: adding 1.5·2^52 rounds it to an integer held in the low bits.
+                let t = qf + MAGIC;
+                let n = t.to_bits() as i64 - MAGIC.to_bits() as i64;
+                // `MIN / -1`: q = 2^31 wraps to MIN, and MIN - MIN·(-1) wraps to 0.
+                let q = (if t - MAGIC > qf { n - 1 } else { n }) as $t;
+                (q, a.wrapping_sub(q.wrapping_mul(d)))
+            }
+        }
+    )*};
+}
+int_division_via_f64!(i32, u32);
+
+/// 64-bit integers: the division instruction (f64 has too few bits).
+macro_rules! int_division_native {
+    ($($t:ty),*) => {$(
+        impl IntDivision for $t {
+            #[inline(always)]
+            fn floor_div_rem(self, b: Self) -> (Self, Self) {
+                if b == 0 {
+                    return (0, 0);
+                }
+                let (q, r) = (self.wrapping_div(b), self.wrapping_rem(b));
+                if r != 0 && ((r < 0) != (b < 0)) {
+                    (q.wrapping_sub(1), r.wrapping_add(b))
+                } else {
+                    (q, r)
+                }
+            }
+        }
+    )*};
+}
+int_division_native!(i64, u64);
+
+/// `1.5 * 2^23`: adding it rounds an f32 of magnitude < 2^22 to an integer held in the low
+/// mantissa bits.
+const ROUND_MAGIC_F32: f32 = 12_582_912.0;
+
 /// PyTorch's `div_floor_floating` (numpy's fmod-based floor division).
 #[inline(always)]
 pub(crate) fn div_floor_real<R: Real>(a: R, b: R) -> R {
@@ -198,17 +299,7 @@ impl super::HalfOwnForm<(f32, f32)> for FloorDivide {
     }
 }
 super::half_form::half_functors_from_own_form!(FloorDivide, binary);
-int_binary_impls!(FloorDivide, int, |a, b| {
-    if b == 0 {
-        0
-    } else {
-        // MIN / -1 wraps to MIN, as in PyTorch.
-        let q = a.wrapping_div(b);
-        let r = a.wrapping_rem(b);
-        let adjust = r != 0 && ((r < 0) != (b < 0));
-        if adjust { q.wrapping_sub(1) } else { q }
-    }
-});
+int_binary_impls!(FloorDivide, int, |a, b| a.floor_div_rem(b).0);
 
 impl Remainder {
     #[inline(always)]
@@ -226,12 +317,7 @@ impl Remainder {
     }
 }
 real_binary_impls!(Remainder, fmod_narrow);
-int_binary_impls!(Remainder, int, |a, b| {
-    // None for b == 0 (ops layer reports it) and MIN % -1 (which is 0).
-    let r = a.checked_rem(b).unwrap_or(0);
-    let adjust = r != 0 && ((r < 0) != (b < 0));
-    if adjust { r.wrapping_add(b) } else { r }
-});
+int_binary_impls!(Remainder, int, |a, b| a.floor_div_rem(b).1);
 
 impl Fmod {
     #[inline(always)]
@@ -244,7 +330,7 @@ impl Fmod {
     }
 }
 real_binary_impls!(Fmod, fmod_narrow);
-int_binary_impls!(Fmod, int, |a, b| a.checked_rem(b).unwrap_or(0));
+int_binary_impls!(Fmod, int, |a, b| a.trunc_rem(b));
 
 // ---------------------------------------------------------------- scalar operands at f32 precision
 
@@ -294,34 +380,51 @@ opmath_scalar!(FloorDivideScalarOpmath, |x, s| div_floor_real(x, s));
 
 // ---------------------------------------------------------------- pow
 
-/// Integer power by squaring, wrapping; PyTorch's rule for negative exponents: 0, except
-/// base 1 (gives 1) and base -1 (gives ±1 by parity).
-macro_rules! powi {
-    ($a:expr, $b:expr) => {{
-        let (mut a, mut b) = ($a, $b);
-        let neg = b < 0;
-        if neg {
-            if a == 1 {
-                1
-            } else if a.wrapping_add(1) == 0 {
-                // a == -1 (signed types only: unsigned never takes this branch).
-                if b & 1 != 0 { a } else { 1 }
-            } else {
-                0
-            }
-        } else {
-            let mut r = 1;
-            while b != 0 {
-                if b & 1 != 0 {
-                    r = a.wrapping_mul(r);
-                }
-                b /= 2;
-                a = a.wrapping_mul(a);
-            }
-            r
-        }
-    }};
+/// Integer `a ** b`, wrapping like PyTorch; a negative exponent gives 1 for `a = 1`, ±1 for
+/// `a = -1` and 0 otherwise (the ops layer refuses negative exponents of integer tensors first).
+pub(crate) trait IntPow: Sized {
+    fn int_pow(self, b: Self) -> Self;
 }
+
+macro_rules! int_pow_impls {
+    ([$($t:ty),*]) => {$(
+        impl IntPow for $t {
+            #[inline(always)]
+            fn int_pow(self, b: Self) -> Self {
+                let a = self;
+                // `a == -1` is `a + 1 == 0` (never true for unsigned types).
+                let neg = if a == 1 { 1 } else if a.wrapping_add(1) == 0 {
+                    if b & 1 != 0 { a } else { 1 }
+                } else {
+                    0
+                };
+                let r = if <$t>::BITS <= 16 {
+                    // Square-and-multiply over every bit of the type, a fixed count of
+                    // selects, so the loop over elements vectorizes (8- and 16-bit
+                    // multiplies are cheap; 32- and 64-bit ones would cost 32-64 steps).
+                    let (mut r, mut p): ($t, $t) = (1, a);
+                    for i in 0..<$t>::BITS {
+                        r = if (b >> i) & 1 != 0 { r.wrapping_mul(p) } else { r };
+                        p = p.wrapping_mul(p);
+                    }
+                    r
+                } else {
+                    let (mut r, mut p, mut e): ($t, $t, $t) = (1, a, b);
+                    while e > 0 {
+                        if e & 1 != 0 {
+                            r = r.wrapping_mul(p);
+                        }
+                        e >>= 1;
+                        p = p.wrapping_mul(p);
+                    }
+                    r
+                };
+                if b < 0 { neg } else { r }
+            }
+        }
+    )*};
+}
+crate::dtype_types!(int => int_pow_impls!());
 
 impl Pow {
     #[inline(always)]
@@ -330,7 +433,7 @@ impl Pow {
     }
 }
 real_binary_impls!(Pow);
-int_binary_impls!(Pow, int, |a, b| powi!(a, b));
+int_binary_impls!(Pow, int, |a, b| a.int_pow(b));
 
 /// `x ** exp` with a scalar exponent, with PyTorch's exact fast paths.
 ///
@@ -465,13 +568,26 @@ macro_rules! pow_scalar_half {
     )*};
 }
 pow_scalar_half!(f16 => pow_f16_in_case, bf16 => pow_bf16_in_case);
+/// Integer `PowScalar` (per element: the GPU's and the reference's) and `PowScalarCase`
+/// (the kernels': `x*x` and `x*x*x` as their own loops, the rest [`IntPow`]).
 macro_rules! pow_scalar_int {
     ([$($t:ty),*]) => {$(
         impl Functor<($t,)> for PowScalar<$t> {
             type Output = $t;
             #[inline(always)]
             fn call(&self, (x,): ($t,)) -> $t {
-                powi!(x, self.exp)
+                x.int_pow(self.exp)
+            }
+        }
+        impl<const CASE: u8> Functor<($t,)> for PowScalarCase<$t, CASE> {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (x,): ($t,)) -> $t {
+                match CASE {
+                    0 => x.wrapping_mul(x),
+                    1 => x.wrapping_mul(x).wrapping_mul(x),
+                    _ => x.int_pow(self.exp),
+                }
             }
         }
     )*};

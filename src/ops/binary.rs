@@ -115,16 +115,28 @@ pub(crate) fn one_element_value(t: &DynTensor) -> Result<Scalar> {
 /// Errors with `ZeroDivision` when any element of iterator operand `idx`, converted to the
 /// integer computation dtype, is zero (integer `floor_divide`/`remainder`/`fmod`): the whole op
 /// fails before anything is written. The conversion matters: an i64 divisor of 2^31 is 0 in
-/// an int16 computation.
+/// an int16 computation. Each distinct divisor element is read once, in its memory order
+/// (`Exec::try_each_distinct_run`), and a contiguous run is tested as a slice without an early
+/// exit per element (so the test vectorizes).
 fn check_no_zero_divisor(exec: Exec, idx: usize, compute: DType, op: BinaryOp) -> Result<()> {
+    let zero = || Err(Error::ZeroDivision { op: op.name() });
     crate::with_dtype!(exec.dtype(idx), S => dispatch_dtypes!(compute, int, C => {
-        exec.try_run(LoopCost::Cheap, |ptrs, strides, n| {
-            let (p, s) = (ptrs[idx] as *const u8, strides[idx]);
-            for i in 0..n {
-                // SAFETY: the iterator's contract: operand `idx` holds `n` valid `S` at stride `s`.
-                let v = unsafe { p.offset(i as isize * s).cast::<S>().read() };
-                if convert_value::<S, C>(v) == C::ZERO {
-                    return Err(Error::ZeroDivision { op: op.name() });
+        exec.try_each_distinct_run(idx, |p, n, s| {
+            let is_zero = |v: S| convert_value::<S, C>(v) == C::ZERO;
+            if s == size_of::<S>() as isize {
+                // SAFETY: the run is `n` consecutive valid `S` of the operand, under the op's
+                // borrows (no writer while its iterator lives).
+                let run = unsafe { core::slice::from_raw_parts(p.cast::<S>(), n) };
+                if run.iter().fold(false, |z, &v| z | is_zero(v)) {
+                    return zero();
+                }
+            } else {
+                for k in 0..n {
+                    // SAFETY: as above, element `k` of the run at byte stride `s`.
+                    let v = unsafe { p.offset(k as isize * s).cast::<S>().read() };
+                    if is_zero(v) {
+                        return zero();
+                    }
                 }
             }
             Ok(())
@@ -322,7 +334,9 @@ impl BinaryCall<'_> {
                         run_pow_scalar_case::<f32, _>(&runner, s.to::<half::bf16>())
                     }
                     _ => {
-                        dispatch_dtypes!(compute, numeric, C => runner.run_unary::<C, _>(f::PowScalar::<C> { exp: s.to::<C>() }), _ => Err(unsupported(op, ad, bd)))
+                        dispatch_dtypes!(compute, int, C => run_pow_scalar_case::<C, _>(&runner, s.to::<C>()), _ => {
+                            dispatch_dtypes!(compute, numeric, C => runner.run_unary::<C, _>(f::PowScalar::<C> { exp: s.to::<C>() }), _ => Err(unsupported(op, ad, bd)))
+                        })
                     }
                 }
             }
@@ -331,7 +345,7 @@ impl BinaryCall<'_> {
 }
 
 /// `x ** exp` through the kernel of the exponent's case (`f::PowScalarCase<E, case>`, computing
-/// in `C`): f32 and f64, and f16/bf16 over f32 blocks (`E` the half type, `C` f32).
+/// in `C`): f32, f64 and the integers, and f16/bf16 over f32 blocks (`E` the half type, `C` f32).
 fn run_pow_scalar_case<C, E>(runner: &BinaryRunner, exp: E) -> Result<()>
 where
     C: Element,

@@ -7,6 +7,7 @@ use crate::error::Result;
 use crate::iter::single::SingleRun;
 use crate::iter::{LoopCost, TensorIterator};
 use crate::kernels;
+use crate::small::SmallBuf;
 
 /// Where a runner's kernel runs: over a built iterator, or over the single run of a flat op
 /// (`IterConfig::build_single_run`: contiguous operands, one thread's work).
@@ -47,15 +48,59 @@ impl Exec<'_> {
         }
     }
 
-    /// Runs a fallible `k` over every element, first error first (`TensorIterator::try_for_each`).
-    pub(crate) fn try_run(
+    /// Visits every distinct element of operand `i` once, in its memory order, as runs
+    /// `run(first element, count, byte stride)`: the iteration's dims where the operand's
+    /// stride is 0 (broadcast) are left out and the rest are walked smallest stride innermost.
+    /// For a whole-op pass over one operand (the integer division's divisor check): through the
+    /// op's own order, a transposed op would read a contiguous divisor across its rows, and a
+    /// broadcast one once per output element. Serial; stops at the first error.
+    pub(crate) fn try_each_distinct_run(
         &self,
-        cost: LoopCost,
-        k: impl Fn(&[*mut u8], &[isize], usize) -> Result<()> + Sync,
+        i: usize,
+        mut run: impl FnMut(*const u8, usize, isize) -> Result<()>,
     ) -> Result<()> {
-        match self {
-            Exec::Iter(it) => it.try_for_each(cost, k),
-            Exec::Single(run) => k(&run.ptrs[..run.nt], &run.strides()[..run.nt], run.numel),
+        let (base, shape, strides) = match self {
+            Exec::Iter(it) => (it.data_ptr(i), it.shape(), it.strides(i)),
+            Exec::Single(r) => {
+                return run(r.ptrs[i], r.numel, r.dtypes[i].size() as isize);
+            }
+        };
+        if shape.contains(&0) {
+            return Ok(());
+        }
+        // (size, byte stride) of the dims the operand moves along, smallest |stride| first.
+        let mut dims: SmallBuf<(usize, isize), 8> = SmallBuf::empty((0, 0));
+        for (&n, &s) in shape.iter().zip(strides) {
+            if n > 1 && s != 0 {
+                dims.push((n, s));
+            }
+        }
+        dims.sort_unstable_by_key(|&(_, s)| s.unsigned_abs());
+        let Some((&(n0, s0), outer)) = dims.split_first() else {
+            return run(base, 1, 0);
+        };
+        // An odometer over the outer dims (their index and the byte offset it gives).
+        let mut index: SmallBuf<usize, 8> = SmallBuf::filled(outer.len(), 0);
+        let mut offset = 0isize;
+        loop {
+            // The offsets stay inside the operand: every index tuple visited is one the
+            // iteration visits (with the broadcast dims at 0).
+            run(base.wrapping_offset(offset), n0, s0)?;
+            let mut d = 0;
+            loop {
+                if d == outer.len() {
+                    return Ok(());
+                }
+                let (n, s) = outer[d];
+                index[d] += 1;
+                offset += s;
+                if index[d] < n {
+                    break;
+                }
+                offset -= s * n as isize;
+                index[d] = 0;
+                d += 1;
+            }
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Branch-free f32 `tan`, `atan`, `atan2`, `asin` and `acos` that LLVM vectorizes, computed in
-//! f64 internally (like `sin_f32`/`expm1_f32`), so each is within 1-2 ulp of the correctly
+//! f64 internally (like `sin_f32`), so each is within 1-2 ulp of the correctly
 //! rounded result on the whole f32 domain, special values exact.
 //!
 //! `tan`: the exact reduction [`rem_pio2`](super::rem_pio2) of `sin`/`cos` (`x = qπ/2 + t`,
