@@ -127,6 +127,11 @@ real_binary_impls!(Div);
 pub(crate) trait IntDivision: Sized {
     /// `(floor(a / b), a - b·floor(a / b))`: floor_divide and remainder.
     fn floor_div_rem(self, b: Self) -> (Self, Self);
+    /// `a - b·floor(a / b)`: remainder.
+    #[inline(always)]
+    fn floor_rem(self, b: Self) -> Self {
+        self.floor_div_rem(b).1
+    }
     /// `a - b·trunc(a / b)`: fmod (the sign of `a`), from the floored remainder.
     #[inline(always)]
     fn trunc_rem(self, b: Self) -> Self
@@ -205,6 +210,17 @@ macro_rules! int_division_native {
                 } else {
                     (q, r)
                 }
+            }
+            #[inline(always)]
+            fn floor_rem(self, b: Self) -> Self {
+                // The remainder alone: one instruction, no quotient.
+                let r = self.trunc_rem(b);
+                if r != 0 && ((r < 0) != (b < 0)) { r.wrapping_add(b) } else { r }
+            }
+            #[inline(always)]
+            fn trunc_rem(self, b: Self) -> Self {
+                // One instruction (`None` for b == 0 and MIN % -1, both 0).
+                self.checked_rem(b).unwrap_or(0)
             }
         }
     )*};
@@ -317,7 +333,7 @@ impl Remainder {
     }
 }
 real_binary_impls!(Remainder, fmod_narrow);
-int_binary_impls!(Remainder, int, |a, b| a.floor_div_rem(b).1);
+int_binary_impls!(Remainder, int, |a, b| a.floor_rem(b));
 
 impl Fmod {
     #[inline(always)]
@@ -392,13 +408,18 @@ macro_rules! int_pow_impls {
             #[inline(always)]
             fn int_pow(self, b: Self) -> Self {
                 let a = self;
-                // `a == -1` is `a + 1 == 0` (never true for unsigned types).
-                let neg = if a == 1 { 1 } else if a.wrapping_add(1) == 0 {
-                    if b & 1 != 0 { a } else { 1 }
-                } else {
-                    0
+                // PyTorch's rule for negative exponents; `a == -1` is `a + 1 == 0` (never true
+                // for unsigned types).
+                let neg = |a: $t, b: $t| -> $t {
+                    if a == 1 {
+                        1
+                    } else if a.wrapping_add(1) == 0 {
+                        if b & 1 != 0 { a } else { 1 }
+                    } else {
+                        0
+                    }
                 };
-                let r = if <$t>::BITS <= 16 {
+                if <$t>::BITS <= 16 {
                     // Square-and-multiply over every bit of the type, a fixed count of
                     // selects, so the loop over elements vectorizes (8- and 16-bit
                     // multiplies are cheap; 32- and 64-bit ones would cost 32-64 steps).
@@ -407,19 +428,21 @@ macro_rules! int_pow_impls {
                         r = if (b >> i) & 1 != 0 { r.wrapping_mul(p) } else { r };
                         p = p.wrapping_mul(p);
                     }
-                    r
+                    if b < 0 { neg(a, b) } else { r }
+                } else if b < 0 {
+                    neg(a, b)
                 } else {
+                    // The wide types' loop stays scalar: branches, early exit.
                     let (mut r, mut p, mut e): ($t, $t, $t) = (1, a, b);
-                    while e > 0 {
+                    while e != 0 {
                         if e & 1 != 0 {
-                            r = r.wrapping_mul(p);
+                            r = p.wrapping_mul(r);
                         }
-                        e >>= 1;
+                        e /= 2;
                         p = p.wrapping_mul(p);
                     }
                     r
-                };
-                if b < 0 { neg } else { r }
+                }
             }
         }
     )*};
