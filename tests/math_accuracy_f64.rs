@@ -1,5 +1,6 @@
 //! Accuracy of the branch-free f64 math in `fastmath::double` (exp, expm1, log, log1p, tanh,
-//! sigmoid), `fastmath::double_hyp` (sinh, cosh, asinh, acosh, atanh, log2, log10, exp2),
+//! sigmoid; and the softplus and logsigmoid functors, which take its `log1p_unit_f64`),
+//! `fastmath::double_hyp` (sinh, cosh, asinh, acosh, atanh, log2, log10, exp2),
 //! `fastmath::double_erf_pow` (erf, erfc, pow, hypot) and `fastmath::double_trig` (sin, cos,
 //! tan, their `_narrow` forms, atan, asin, acos, atan2) against reference f64 functions, in f64
 //! ulps (distance in the ordered bit patterns, so subnormals count their own ulps). The
@@ -37,6 +38,8 @@
 
 use rayon::prelude::*;
 use weft::Tensor;
+use weft::functors::Functor;
+use weft::functors::activation::{Logsigmoid, Softplus};
 use weft::functors::fastmath::{
     double, double_erf_pow as dep, double_hyp as dh, double_trig as dt,
 };
@@ -61,6 +64,22 @@ enum Range {
     OnePlusLogUniform(f64, f64),
     OnePlusSignedLogUniform(f64, f64),
     SignedOneMinusLogUniform(f64, f64),
+}
+
+/// PyTorch's softplus (beta 1, threshold 20) and logsigmoid, with std's `exp` and `ln_1p`.
+fn softplus_ref(x: f64) -> f64 {
+    if x > 20.0 { x } else { x.exp().ln_1p() }
+}
+fn logsigmoid_ref(x: f64) -> f64 {
+    x.min(0.0) - (-x.abs()).exp().ln_1p()
+}
+
+/// weft's f64 softplus and logsigmoid functors (`double::log1p_unit_f64` inside).
+fn softplus_f64(x: f64) -> f64 {
+    Functor::call(&Softplus, (x,))
+}
+fn logsigmoid_f64(x: f64) -> f64 {
+    Functor::call(&Logsigmoid, (x,))
 }
 
 /// weft's f64 sigmoid: `1/(1+e^-x)` split on the sign of x, with std's `exp`.
@@ -137,7 +156,7 @@ const SLOW_SHARE: u64 = 4;
 
 /// (name, fast f64 function, f64 reference, ranges for the random values).
 #[allow(clippy::type_complexity)]
-const FUNCS: [(&str, F64Fn, F64Fn, &[Range]); 25] = [
+const FUNCS: [(&str, F64Fn, F64Fn, &[Range]); 27] = [
     (
         "exp",
         double::exp_f64,
@@ -185,6 +204,24 @@ const FUNCS: [(&str, F64Fn, F64Fn, &[Range]); 25] = [
         double::sigmoid_f64,
         sigmoid_ref,
         &[Range::Uniform(-750.0, 750.0), Range::Uniform(-40.0, 40.0)],
+    ),
+    (
+        "softplus",
+        softplus_f64,
+        softplus_ref,
+        &[
+            Range::Uniform(-750.0, 30.0),
+            Range::SignedLogUniform(1e-20, 40.0),
+        ],
+    ),
+    (
+        "logsigmoid",
+        logsigmoid_f64,
+        logsigmoid_ref,
+        &[
+            Range::Uniform(-750.0, 750.0),
+            Range::SignedLogUniform(1e-20, 40.0),
+        ],
     ),
     (
         "sinh",

@@ -54,7 +54,11 @@ pub struct Softplus;
 impl Softplus {
     #[inline(always)]
     fn eval<R: Real>(&self, x: R) -> R {
-        if x > R::c(20.0) { x } else { x.exp().ln_1p() }
+        // `max(x, 0) + log(1 + e^-|x|)`: the log's argument is in [1, 2], where a polynomial
+        // serves (`ln_1p_unit`), and e^-|x| never overflows.
+        let m = if x > R::ZERO { x } else { R::ZERO };
+        let r = m + (-x.abs()).exp().ln_1p_unit();
+        if x > R::c(20.0) { x } else { r }
     }
 }
 real_unary_impls!(Softplus);
@@ -324,7 +328,7 @@ impl Logsigmoid {
     #[inline(always)]
     fn eval<R: Real>(&self, x: R) -> R {
         let m = if x < R::ZERO { x } else { R::ZERO };
-        m - (-x.abs()).exp().ln_1p()
+        m - (-x.abs()).exp().ln_1p_unit()
     }
 }
 real_unary_impls!(Logsigmoid);

@@ -808,7 +808,7 @@ impl Logaddexp {
             a
         } else {
             let m = if a < b { b } else { a };
-            m + (-(a - b).abs()).exp().ln_1p()
+            m + (-(a - b).abs()).exp().ln_1p_unit()
         }
     }
 }

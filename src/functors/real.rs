@@ -40,6 +40,8 @@ pub trait Real:
     fn exp_m1(self) -> Self;
     fn ln(self) -> Self;
     fn ln_1p(self) -> Self;
+    /// `ln(1 + x)` for x in [0, 1] only (a polynomial, no reduction: `e^-|x|` terms).
+    fn ln_1p_unit(self) -> Self;
     fn log2(self) -> Self;
     fn log10(self) -> Self;
     fn sin(self) -> Self;
@@ -219,7 +221,7 @@ next_after_bits!(next_after_f64, f64, 1u64 << 63);
 // (libm's branch per interval wins when the data sits in one interval, as in the sweep's).
 real_impl!(f32,
     sqrt = sqrt_f32, exp = fm::exp_f32, exp_m1 = fm::expm1_f32, ln = fm::log_f32,
-    ln_1p = fm::log1p_f32, log2 = fm::log2_f32, log10 = fm::log10_f32, sin = fm::sin_f32,
+    ln_1p = fm::log1p_f32, ln_1p_unit = fm::log1p_unit_f32, log2 = fm::log2_f32, log10 = fm::log10_f32, sin = fm::sin_f32,
     cos = fm::cos_f32, tan = fm::trig::tan_f32, sin_narrow = fm::sin_f32_narrow,
     cos_narrow = fm::cos_f32_narrow, tan_narrow = fm::trig::tan_f32_narrow, asin = fm::trig::asin_f32,
     acos = fm::trig::acos_f32, atan = fm::trig::atan_f32, sinh = fm::hyperbolic::sinh_f32,
@@ -233,7 +235,8 @@ real_impl!(f32,
 );
 real_impl!(f64,
     sqrt = sqrt_f64, exp = fm::double::exp_f64, exp_m1 = fm::double::expm1_f64,
-    ln = fm::double::log_f64, ln_1p = fm::double::log1p_f64, log2 = fm::double_hyp::log2_f64,
+    ln = fm::double::log_f64, ln_1p = fm::double::log1p_f64,
+    ln_1p_unit = fm::double::log1p_unit_f64, log2 = fm::double_hyp::log2_f64,
     log10 = fm::double_hyp::log10_f64, sin = sin_f64, cos = cos_f64, tan = tan_f64,
     sin_narrow = dt::sin_f64_narrow, cos_narrow = dt::cos_f64_narrow,
     tan_narrow = dt::tan_f64_narrow,

@@ -7,12 +7,14 @@
 //! are 16 f32 lanes wide in the kernels' AVX-512 copies and 8 in the AVX2 ones
 //! (`kernels::isa`). The baseline copy gives the same bits, with a libm call per fma.
 //!
-//! Here: f32 `exp`, `sigmoid`, `mish`, `tanh`, the logs, `sin`, `cos`, `exp2`, `expm1` (f32). Submodules, f32:
-//! `trig` (tan, atan, asin, acos, atan2), `hyperbolic` (sinh, cosh, asinh, acosh, atanh), `erf`
-//! (erf, erfc, exact gelu; f32 with fmas), `power` (pow, hypot); f64: `double` (exp, expm1, log, log1p, tanh,
-//! sigmoid), `double_hyp` (sinh, cosh, asinh, acosh, atanh, log2, log10, exp2), `double_erf_pow`
-//! (pow, hypot; erf and erfc written but not used, see there), `double_trig` (atan, asin, acos,
-//! atan2, and sin/cos/tan below 2^20·π/2; see there). Many f32 forms
+//! Here: f32 `exp`, `sigmoid`, `mish`, `tanh`, the logs, `sin`, `cos`, `exp2`, `expm1` (f32),
+//! `log1p_unit` (ln(1 + t) on [0, 1] by one polynomial: softplus, logsigmoid, logaddexp).
+//! Submodules, f32: `trig` (tan, atan, asin, acos, atan2), `hyperbolic` (sinh, cosh, asinh,
+//! acosh, atanh; f32 with fmas), `erf` (erf, erfc, exact gelu; f32 with fmas), `power` (pow,
+//! hypot); f64: `double` (exp, expm1, log, log1p, `log1p_unit`, tanh, sigmoid), `double_hyp`
+//! (sinh, cosh, asinh, acosh, atanh, log2, log10, exp2), `double_erf_pow` (pow, hypot; erf and
+//! erfc written but not used, see there), `double_trig` (atan, asin, acos, atan2, and
+//! sin/cos/tan below 2^20·π/2; see there). Some f32 forms (trig's reduction, mish, pow)
 //! compute in f64 inside (one rounding at the end: 0-1 ulp).
 //!
 //! Accuracy, against the f64 result rounded (`tests/math_accuracy.rs` over 10^7 inputs per
@@ -112,6 +114,29 @@ pub fn exp_f32(x: f32) -> f32 {
     } else {
         x
     };
+    let (y, n) = exp_parts_f32(x);
+    scale_by_pow2_f32(y, n)
+}
+
+/// `e^x / 2` for f32, branch-free, without overflowing where `e^x` alone would (x up to 89.5,
+/// past sinh's and cosh's own overflow at 89.416): [`exp_f32`] with `2^(n-1)` as the scale.
+#[inline(always)]
+pub(super) fn exp_half_f32(x: f32) -> f32 {
+    let x = if x > 89.5 {
+        89.5
+    } else if x < -104.0 {
+        -104.0
+    } else {
+        x
+    };
+    let (y, n) = exp_parts_f32(x);
+    scale_by_pow2_f32(y, n - 1)
+}
+
+/// `e^x = y · 2^n` for f32 x in [-104, 89.5]: `n = round(x/ln2)`, `y = e^r`, `r = x - n ln2`
+/// (Cody-Waite, exact), by Cephes' `expf` polynomial.
+#[inline(always)]
+fn exp_parts_f32(x: f32) -> (f32, i32) {
     let t = x * core::f32::consts::LOG2_E + ROUND_MAGIC;
     let n = t.to_bits() as i32 - ROUND_MAGIC.to_bits() as i32;
     let nf = t - ROUND_MAGIC;
@@ -124,8 +149,13 @@ pub fn exp_f32(x: f32) -> f32 {
     p = fma_f32(p, r, 4.166_579_6e-2);
     p = fma_f32(p, r, 1.666_666_5e-1);
     p = fma_f32(p, r, 5.000_000_1e-1);
-    let y = fma_f32(p, r * r, r) + 1.0;
-    // 2^n as two factors 2^h * 2^(n-h), each a normal f32 for n in [-150, 128].
+    (fma_f32(p, r * r, r) + 1.0, n)
+}
+
+/// `y · 2^n` for n in [-252, 128], as two factors `2^h · 2^(n-h)` that are each a normal f32,
+/// so a result in the subnormal range is rounded once, and one past f32::MAX is inf.
+#[inline(always)]
+fn scale_by_pow2_f32(y: f32, n: i32) -> f32 {
     let h = n >> 1;
     let s1 = f32::from_bits(((h + 127) as u32) << 23);
     let s2 = f32::from_bits(((n - h + 127) as u32) << 23);
@@ -173,8 +203,8 @@ pub fn exp_f32_via_f64(x: f32) -> f32 {
     exp_in_f64(x as f64) as f32
 }
 
-/// `x = n·ln2 + r`, |r| <= ln2/2, n = round(x/ln2): the reduction of [`exp_in_f64`] and
-/// [`expm1_in_f64`] (fdlibm's `ln2_hi` has 32 bits, so `n·LN2_HI` is exact). Returns (n, r).
+/// `x = n·ln2 + r`, |r| <= ln2/2, n = round(x/ln2): the reduction of [`exp_in_f64`]
+/// (fdlibm's `ln2_hi` has 32 bits, so `n·LN2_HI` is exact). Returns (n, r).
 #[inline(always)]
 fn ln2_reduce(x: f64) -> (i64, f64) {
     const MAGIC: f64 = 6_755_399_441_055_744.0;
@@ -308,33 +338,66 @@ pub fn log10_f32(x: f32) -> f32 {
     log_special(x, r)
 }
 
-/// `ln(1 + x)` for f32, branch-free: the log kernel on `u = 1 + x` plus the correction
-/// `(1 + x - u) / u` for the rounding of u (FreeBSD/musl `log1pf`), `f = x` itself where
-/// `u` is in [√½, √2).
+/// `ln(1 + x)` for f32, branch-free: [`log1p_kernel`] plus the special cases.
 #[inline(always)]
 pub fn log1p_f32(x: f32) -> f32 {
-    let u = 1.0 + x;
-    let iu = u.to_bits().wrapping_add(0x3f80_0000 - 0x3f35_04f3);
-    let ki = (iu >> 23) as i32 - 127;
-    let m = f32::from_bits((iu & 0x007f_ffff) + 0x3f35_04f3);
-    // The rounding error of u, exact either way (FreeBSD's two forms).
-    let c = if ki >= 2 {
-        1.0 - (u - x)
-    } else {
-        x - (u - 1.0)
-    };
-    let c = if ki == 0 { 0.0 } else { c / u };
-    let f = if ki == 0 { x } else { m - 1.0 };
-    let k = ki as f32;
-    let (t, z) = log_poly(f);
-    let y = t + (k * LN2_LO + c) - 0.5 * z;
-    let r = f + y + k * LN2_HI;
+    let r = log1p_kernel(x, false, 0.0);
     // |x| < 2^-24: x itself (also keeps -0.0); -1 gives -inf, below it NaN; +inf and NaN as is.
     let ax = f32::from_bits(x.to_bits() & 0x7fff_ffff);
     let r = if ax < 5.960_464_5e-8 { x } else { r };
     let r = if x == -1.0 { f32::NEG_INFINITY } else { r };
     let r = if x < -1.0 { f32::NAN } else { r };
     if x < f32::INFINITY { r } else { x }
+}
+
+/// `ln(1 + t)` for f32 t in [0, 1] (`e^-|x|` in softplus, logsigmoid, logaddexp): `t·P(t)`
+/// with `P(t) = ln(1 + t)/t` interpolated at the 11 Chebyshev nodes of [0, 1] (relative error
+/// 2^-30; the singularity at t = -1 is far enough for degree 10), no reduction and no division:
+/// half the work of [`log1p_f32`]. Within 1 ulp of the f64 `ln_1p` rounded on [0, 1]; ±0 stay
+/// as they are. Other inputs: not ln(1 + t).
+#[inline(always)]
+pub fn log1p_unit_f32(t: f32) -> f32 {
+    let mut p = 0.001_986_696_593_653_461_5f32;
+    for c in [
+        -0.013_187_826_565_578_39,
+        0.041_006_573_693_958_395,
+        -0.081_880_409_235_828_44,
+        0.123_779_958_678_715_11,
+        -0.160_876_230_092_957_32,
+        0.198_858_202_850_084_51,
+        -0.249_864_964_594_099_26,
+        0.333_324_975_435_265_2,
+        -0.499_999_794_913_912_3,
+        0.999_999_999_155_682_3,
+    ] {
+        p = fma_f32(p, t, c);
+    }
+    t * p
+}
+
+/// `ln(1 + x) + kadd·ln2` (or `ln(x) + kadd·ln2` where `plain`, for x >= 1) for finite f32
+/// x > -1 that is not tiny, branch-free: the log kernel on `u = 1 + x` plus the correction
+/// `(1 + x - u) / u` for the rounding of u (FreeBSD/musl `log1pf`), `f = x` itself where
+/// `u` is in [√½, √2). `kadd` lets a caller take the log of `2^kadd·x` (`hyperbolic`'s
+/// inverse functions: `ln 2x` without forming 2x, which could overflow).
+#[inline(always)]
+pub(super) fn log1p_kernel(x: f32, plain: bool, kadd: f32) -> f32 {
+    let u = if plain { x } else { 1.0 + x };
+    let iu = u.to_bits().wrapping_add(0x3f80_0000 - 0x3f35_04f3);
+    let ki = (iu >> 23) as i32 - 127;
+    let m = f32::from_bits((iu & 0x007f_ffff) + 0x3f35_04f3);
+    // The rounding error of u, exact either way (FreeBSD's two forms); none where plain.
+    let c = if ki >= 2 {
+        1.0 - (u - x)
+    } else {
+        x - (u - 1.0)
+    };
+    let c = if ki == 0 || plain { 0.0 } else { c / u };
+    let f = if ki == 0 && !plain { x } else { m - 1.0 };
+    let k = ki as f32 + kadd;
+    let (t, z) = log_poly(f);
+    let y = t + (k * LN2_LO + c) - 0.5 * z;
+    f + y + k * LN2_HI
 }
 
 /// 2/π in 29-bit pieces (`c_k = bits [29k+1, 29k+29] of 2/π`, as published in fdlibm's
@@ -560,33 +623,7 @@ pub fn exp2_f32(x: f32) -> f32 {
     p = fma_f32(p, r, 5.550_332_471_162_809e-2);
     p = fma_f32(p, r, 2.402_264_791_363_012e-1);
     p = fma_f32(p, r, 6.931_472_028_550_421e-1);
-    let y = fma_f32(p, r, 1.0);
-    // 2^n as two normal factors, so results in the subnormal range round once.
-    let h = n >> 1;
-    let s1 = f32::from_bits(((h + 127) as u32) << 23);
-    let s2 = f32::from_bits(((n - h + 127) as u32) << 23);
-    y * s1 * s2
-}
-
-/// `e^x - 1` in f64 for |x| <= 90, to ~2^-45 relative: `x = n ln2 + r` (|r| <= ln2/2), the
-/// Taylor series of `e^r - 1` to degree 11, then `2^n (e^r - 1) + (2^n - 1)` (no cancellation
-/// for n != 0). The kernel of `hyperbolic`'s sinh/cosh.
-#[inline(always)]
-fn expm1_in_f64(xd: f64) -> f64 {
-    let (n, r) = ln2_reduce(xd);
-    let mut p = 1.0 / 39_916_800.0;
-    p = p * r + 1.0 / 3_628_800.0;
-    p = p * r + 1.0 / 362_880.0;
-    p = p * r + 1.0 / 40_320.0;
-    p = p * r + 1.0 / 5_040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    let em1 = p * r * r + r;
-    let s = pow2_f64(n);
-    s * em1 + (s - 1.0)
+    scale_by_pow2_f32(fma_f32(p, r, 1.0), n)
 }
 
 /// `e^x - 1` for f32, branch-free, in f32 with fused multiply-adds (16 lanes in AVX-512, 8 in
