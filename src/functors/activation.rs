@@ -313,7 +313,8 @@ impl Mish {
     }
 }
 impl Mish {
-    /// f32: the same formula in f64 inside, rounded once (`fastmath::mish_f32`).
+    /// f32: the same formula in f32 with the quotient corrected for its roundings
+    /// (`fastmath::mish_f32`).
     #[inline(always)]
     fn eval_f32(&self, x: f32) -> f32 {
         super::fastmath::mish_f32(x)

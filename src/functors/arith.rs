@@ -808,7 +808,9 @@ impl Logaddexp {
             a
         } else {
             let m = if a < b { b } else { a };
-            m + (-(a - b).abs()).exp().ln_1p_unit()
+            // The full `ln_1p`, not `ln_1p_unit`: m and the log cancel when a and b are near
+            // -ln 2 apart, and the result must round as PyTorch's correctly rounded log1p does.
+            m + (-(a - b).abs()).exp().ln_1p()
         }
     }
 }

@@ -214,7 +214,7 @@ pub fn log_f64(x: f64) -> f64 {
     if x < f64::INFINITY { r } else { x }
 }
 
-/// `ln(1 + t)` for f64 t in [0, 1] (`e^-|x|` in softplus, logsigmoid, logaddexp): `t·P(t)`
+/// `ln(1 + t)` for f64 t in [0, 1] (`e^-|x|` in softplus and logsigmoid): `t·P(t)`
 /// with `P(t) = ln(1 + t)/t` interpolated at the 21 Chebyshev nodes of [0, 1] (relative error
 /// 2^-56), no reduction and no division. Other inputs: not ln(1 + t).
 #[inline(always)]

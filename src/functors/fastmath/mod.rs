@@ -8,13 +8,13 @@
 //! (`kernels::isa`). The baseline copy gives the same bits, with a libm call per fma.
 //!
 //! Here: f32 `exp`, `sigmoid`, `mish`, `tanh`, the logs, `sin`, `cos`, `exp2`, `expm1` (f32),
-//! `log1p_unit` (ln(1 + t) on [0, 1] by one polynomial: softplus, logsigmoid, logaddexp).
+//! `log1p_unit` (ln(1 + t) on [0, 1] by one polynomial: softplus, logsigmoid).
 //! Submodules, f32: `trig` (tan, atan, asin, acos, atan2), `hyperbolic` (sinh, cosh, asinh,
 //! acosh, atanh; f32 with fmas), `erf` (erf, erfc, exact gelu; f32 with fmas), `power` (pow,
 //! hypot); f64: `double` (exp, expm1, log, log1p, `log1p_unit`, tanh, sigmoid), `double_hyp`
 //! (sinh, cosh, asinh, acosh, atanh, log2, log10, exp2), `double_erf_pow` (pow, hypot; erf and
 //! erfc written but not used, see there), `double_trig` (atan, asin, acos, atan2, and
-//! sin/cos/tan below 2^20·π/2; see there). Some f32 forms (trig's reduction, mish, pow)
+//! sin/cos/tan below 2^20·π/2; see there). Some f32 forms (trig's reduction, pow, hypot)
 //! compute in f64 inside (one rounding at the end: 0-1 ulp).
 //!
 //! Accuracy, against the f64 result rounded (`tests/math_accuracy.rs` over 10^7 inputs per
@@ -170,7 +170,7 @@ pub fn sigmoid_f32(x: f32) -> f32 {
     num / (1.0 + e)
 }
 
-/// `e^w` in f64 for `w` in [-700, 700], branch-free (the exponential inside [`mish_f32`]): `w = n ln2 + r`, |r| <= ln2/2, `e^r` by
+/// `e^w` in f64 for `w` in [-700, 700], branch-free (the exponential inside [`exp_f32_via_f64`]): `w = n ln2 + r`, |r| <= ln2/2, `e^r` by
 /// its Taylor series to degree 9 (relative error < 2^-36), times `2^n` built in the bits.
 #[inline(always)]
 pub(super) fn exp_in_f64(w: f64) -> f64 {
@@ -222,21 +222,33 @@ fn pow2_f64(n: i64) -> f64 {
     f64::from_bits((n.wrapping_add(1023) as u64) << 52)
 }
 
-/// `mish x = x·tanh(softplus x)` for f32, branch-free: `tanh(log1p u) = ((1+u)² - 1)/((1+u)² +
-/// 1)`, so mish is `x·n/(n + 2)` with `n = e^x(e^x + 2)`: one exponential and one division
-/// instead of three transcendentals, all in f64 ([`exp_in_f64`], 2^-36), rounded once, so no
-/// subnormal intermediate costs accuracy in the negative tail. From x = 20 on `n/(n + 2)`
-/// rounds to 1 (mish x = x); below -150 mish is -0 (`x·0`: NaN at -inf, as PyTorch's
-/// `-inf·tanh(0)`).
+/// `mish x = x·tanh(softplus x)` for f32, branch-free, in f32: `tanh(log1p e) = h/(1 + h)`
+/// with `e = e^x`, `h = e(1 + e/2)` (one fma), so mish is `x·h/(1 + h)`: one exponential and
+/// one division instead of three transcendentals. The quotient is corrected for the rounding of
+/// `1 + h` (its error `dl` is exact by Fast2Sum) and of the division (the fma residual), scaled
+/// by `1/(1 + h) = 1 - q`; max 3 ulp against the f64 definition. From x = 20 on `h/(1 + h)`
+/// rounds to 1 (e is clamped there); below -20 mish is `x·e^x` to within e (the scale `2^n` of
+/// `e^x` applied last, so a subnormal result rounds once); below -110 it is -0 (`x·0`: NaN at
+/// -inf, as PyTorch's `-inf·tanh(0)`).
 #[inline(always)]
 pub fn mish_f32(x: f32) -> f32 {
-    let xd = x as f64;
-    let w = if xd < 20.0 { xd } else { 20.0 };
-    let w = if w > -150.0 { w } else { -150.0 };
-    let e = exp_in_f64(w);
-    let n = e * (e + 2.0);
-    let r = (xd * (n / (n + 2.0))) as f32;
-    let r = if x < -150.0 { x * 0.0 } else { r };
+    let w = if x < 20.0 { x } else { 20.0 };
+    let w = if w > -110.0 { w } else { -110.0 };
+    let (y, n) = exp_parts_f32(w);
+    let e = scale_by_pow2_f32(y, n);
+    let h = fma_f32(0.5 * e, e, e);
+    let d = 1.0 + h;
+    let dl = if h > 1.0 {
+        (h - d) + 1.0
+    } else {
+        (1.0 - d) + h
+    };
+    let q = h / d;
+    let q = q + (fma_f32(-q, d, h) - q * dl) * (1.0 - q);
+    let r = x * q;
+    let tail = scale_by_pow2_f32(x * y, n);
+    let r = if x < -20.0 { tail } else { r };
+    let r = if x < -110.0 { x * 0.0 } else { r };
     // A NaN input is returned as it is (the same bits in every loop).
     if x.is_nan() { x } else { r }
 }
@@ -350,7 +362,7 @@ pub fn log1p_f32(x: f32) -> f32 {
     if x < f32::INFINITY { r } else { x }
 }
 
-/// `ln(1 + t)` for f32 t in [0, 1] (`e^-|x|` in softplus, logsigmoid, logaddexp): `t·P(t)`
+/// `ln(1 + t)` for f32 t in [0, 1] (`e^-|x|` in softplus and logsigmoid): `t·P(t)`
 /// with `P(t) = ln(1 + t)/t` interpolated at the 11 Chebyshev nodes of [0, 1] (relative error
 /// 2^-30; the singularity at t = -1 is far enough for degree 10), no reduction and no division:
 /// half the work of [`log1p_f32`]. Within 1 ulp of the f64 `ln_1p` rounded on [0, 1]; ±0 stay
