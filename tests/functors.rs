@@ -1057,3 +1057,92 @@ fn integer_pow_matches_repeated_multiplication() {
         }
     }
 }
+
+/// Gcd and lcm of 8-bit integers (a fixed-step Euclid in f32 that vectorizes) and 16-bit ones
+/// (the loop with the division instruction) against PyTorch's loop (`|a|`, `|b|` wrapping in the type, C's truncating `%` on the promoted values,
+/// `lcm = |a / g * b|` in `int`; NumPy's unsigned form for u16): every 8-bit pair, and for
+/// 16-bit types all pairs of ~250 edge and random values, the consecutive Fibonacci pairs (the
+/// most Euclid steps) in both orders and with `MIN`, and 10^6 random pairs.
+#[test]
+fn small_integer_gcd_lcm_match_pytorchs_loop() {
+    fn gcd_ref(a: i32, b: i32) -> i32 {
+        let (mut a, mut b) = (a, b);
+        while a != 0 {
+            let c = a;
+            a = b % a;
+            b = c;
+        }
+        b
+    }
+    macro_rules! check {
+        ($t:ty, $w:ty, $abs:expr, $pairs:expr) => {{
+            let mut n = 0usize;
+            for (a, b) in $pairs {
+                let (a, b): ($t, $t) = (a, b);
+                let g = gcd_ref(($abs)(a) as i32, ($abs)(b) as i32) as $t;
+                let l = if g == 0 {
+                    0
+                } else {
+                    let p = (a as $w).wrapping_div(g as $w).wrapping_mul(b as $w);
+                    #[allow(unused_comparisons)]
+                    let p = if p < 0 { p.wrapping_neg() } else { p };
+                    p as $t
+                };
+                assert_eq!(
+                    Functor::call(&Gcd, (a, b)),
+                    g,
+                    "gcd({a}, {b}) as {}",
+                    stringify!($t)
+                );
+                assert_eq!(
+                    Functor::call(&Lcm, (a, b)),
+                    l,
+                    "lcm({a}, {b}) as {}",
+                    stringify!($t)
+                );
+                n += 1;
+            }
+            assert!(n > 0);
+        }};
+    }
+    let all8 = |lo: i32, hi: i32| (lo..=hi).flat_map(move |a| (lo..=hi).map(move |b| (a, b)));
+    check!(
+        i8,
+        i32,
+        |x: i8| x.wrapping_abs(),
+        all8(-128, 127).map(|(a, b)| (a as i8, b as i8))
+    );
+    check!(
+        u8,
+        i32,
+        |x: u8| x,
+        all8(0, 255).map(|(a, b)| (a as u8, b as u8))
+    );
+    let mut fib = vec![1i128, 2];
+    while *fib.last().unwrap() < 70_000 {
+        fib.push(fib[fib.len() - 1] + fib[fib.len() - 2]);
+    }
+    let mut v16: Vec<i128> = int_edges_and_random(16, true, 200);
+    v16.extend(int_edges_and_random(16, false, 50));
+    v16.extend(fib.iter().flat_map(|&f| [f, -f, f - 1, f + 1]));
+    v16.extend([-32768, 32767, 65535, 65534, 32768]);
+    let mut s = 99u64;
+    let mut next = || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 32) as u32
+    };
+    let random: Vec<(u32, u32)> = (0..1_000_000).map(|_| (next(), next())).collect();
+    macro_rules! sixteen {
+        ($t:ty, $w:ty, $abs:expr) => {{
+            let pairs = v16
+                .iter()
+                .flat_map(|&a| v16.iter().map(move |&b| (a as $t, b as $t)))
+                .chain(random.iter().map(|&(a, b)| (a as $t, b as $t)));
+            check!($t, $w, $abs, pairs);
+        }};
+    }
+    sixteen!(i16, i32, |x: i16| x.wrapping_abs());
+    sixteen!(u16, u32, |x: u16| x);
+}

@@ -958,37 +958,88 @@ macro_rules! gcd_body {
     }};
 }
 
+/// Euclid on 8-bit integers, vectorizable: PyTorch's loop (`a, b = b % a, a` while `a != 0`)
+/// run for a fixed `STEPS` with selects, on the magnitudes in f32 (exact: below 2^17, the
+/// floored quotient of an f32 division is the integer one, see [`IntDivision`]). By Lamé's
+/// theorem the loop ends within 12 steps for 8-bit magnitudes (the consecutive Fibonacci
+/// numbers are the worst), one more if the first step only swaps, so `STEPS` = 13 changes
+/// nothing once `a` is 0. (16-bit types would need 24 steps, every one a division: measured
+/// no faster than the data-dependent loop with the division instruction, which they keep.) `a`, `b` are PyTorch's `|a|`, `|b|` in the
+/// element type, widened: negative only for `MIN` (`|MIN|` wraps). C's `%` takes the sign of
+/// its dividend, so each value carries the sign of the one two places before it; the sign
+/// flags ride along with the swaps and the result gets the sign of the value it ends on.
+#[inline(always)]
+fn gcd_small<const STEPS: usize>(a: i32, b: i32) -> i32 {
+    let (mut neg_a, mut neg_b) = (a < 0, b < 0);
+    let (mut a, mut b) = (a.wrapping_abs() as f32, b.wrapping_abs() as f32);
+    for _ in 0..STEPS {
+        let live = a != 0.0;
+        let d = if live { a } else { 1.0 };
+        let q = b / d;
+        // floor(q) by the round-to-integer constant (q < 2^17), then b - floor(q)·d: exact.
+        let n = (q + ROUND_MAGIC_F32) - ROUND_MAGIC_F32;
+        let fl = if n > q { n - 1.0 } else { n };
+        let r = b - fl * d;
+        let (na, nb) = if live { (r, a) } else { (a, b) };
+        let (nna, nnb) = if live { (neg_b, neg_a) } else { (neg_a, neg_b) };
+        (a, b, neg_a, neg_b) = (na, nb, nna, nnb);
+    }
+    let g = (b + ROUND_MAGIC_F32).to_bits() as i32 - ROUND_MAGIC_F32.to_bits() as i32;
+    if neg_b { -g } else { g }
+}
+
+/// `a / g` for a divisor `g` of `a` (|a| <= 2^16): exact in f32, to an integer by the
+/// round-to-integer constant (no saturating float -> integer conversion: it does not vectorize).
+#[inline(always)]
+fn exact_quotient_small(a: i32, g: i32) -> i32 {
+    let q = a as f32 / g as f32;
+    (q + ROUND_MAGIC_F32).to_bits() as i32 - ROUND_MAGIC_F32.to_bits() as i32
+}
+
 /// Gcd and lcm for one integer type `$t` with its `abs`. `$w` is the type C++ computes
 /// `a / g * b` in: `int` for the types narrower than it (integer promotion, so `abs` sees the
 /// unwrapped product and only the store truncates), the type itself otherwise (wrapping).
 /// A per-type list, not a dtype group: `$w` and `$abs` are per-type facts of C's arithmetic.
+/// `small STEPS`: 8-bit types, through [`gcd_small`] (vectorizes); the wider ones run
+/// PyTorch's loop with the division instruction.
 macro_rules! gcd_lcm_int {
-    ($($t:ty => $w:ty, $abs:expr);* $(;)?) => {$(
+    ($($t:ty => $w:ty, $abs:expr $(, small $steps:literal)?);* $(;)?) => {$(
         impl Functor<($t, $t)> for Gcd {
             type Output = $t;
             #[inline(always)]
             fn call(&self, (a, b): ($t, $t)) -> $t {
-                gcd_body!(a, b, $abs)
+                gcd_lcm_int!(@gcd $t, $abs, a, b $(, $steps)?)
             }
         }
         impl Functor<($t, $t)> for Lcm {
             type Output = $t;
             #[inline(always)]
             fn call(&self, (a, b): ($t, $t)) -> $t {
-                let g: $t = gcd_body!(a, b, $abs);
-                if g == 0 {
-                    0
-                } else {
-                    let p = (a as $w).wrapping_div(g as $w).wrapping_mul(b as $w);
-                    (if p < 0 { p.wrapping_neg() } else { p }) as $t
-                }
+                let g: $t = gcd_lcm_int!(@gcd $t, $abs, a, b $(, $steps)?);
+                let q: $w = gcd_lcm_int!(@quotient $w, a, g $(, $steps)?);
+                let p = q.wrapping_mul(b as $w);
+                let p = (if p < 0 { p.wrapping_neg() } else { p }) as $t;
+                // g == 0 only for a == b == 0 (the quotient above is then garbage).
+                if g == 0 { 0 } else { p }
             }
         }
     )*};
+    (@gcd $t:ty, $abs:expr, $a:ident, $b:ident, $steps:literal) => {
+        gcd_small::<$steps>(($abs)($a) as i32, ($abs)($b) as i32) as $t
+    };
+    (@gcd $t:ty, $abs:expr, $a:ident, $b:ident) => {
+        gcd_body!($a, $b, $abs)
+    };
+    (@quotient $w:ty, $a:ident, $g:ident, $steps:literal) => {
+        exact_quotient_small($a as i32, if $g == 0 { 1 } else { $g as i32 }) as $w
+    };
+    (@quotient $w:ty, $a:ident, $g:ident) => {
+        ($a as $w).wrapping_div(if $g == 0 { 1 } else { $g as $w })
+    };
 }
 gcd_lcm_int!(
-    u8 => i32, |x: u8| x;
-    i8 => i32, |x: i8| x.wrapping_abs();
+    u8 => i32, |x: u8| x, small 13;
+    i8 => i32, |x: i8| x.wrapping_abs(), small 13;
     i16 => i32, |x: i16| x.wrapping_abs();
     i32 => i32, |x: i32| x.wrapping_abs();
     i64 => i64, |x: i64| x.wrapping_abs();
