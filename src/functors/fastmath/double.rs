@@ -100,13 +100,7 @@ pub(super) fn log_poly(z: f64) -> f64 {
 #[inline(always)]
 pub fn exp_f64(x: f64) -> f64 {
     // The clamp keeps k in [-1076, 1024]; the thresholds are selected at the end. NaN stays.
-    let xc = if x > 710.0 {
-        710.0
-    } else if x < -746.0 {
-        -746.0
-    } else {
-        x
-    };
+    let xc = super::clamp_nan_passing(x, -746.0, 710.0);
     let t = xc * core::f64::consts::LOG2_E + MAGIC;
     let k = t - MAGIC;
     let hi = xc - k * LN2_HI;
@@ -133,13 +127,7 @@ pub fn exp_f64(x: f64) -> f64 {
 pub fn expm1_f64(x: f64) -> f64 {
     use super::fma_f64 as fma;
     // e^-40 - 1 rounds to -1 and e^710 overflows: the clamp changes no result. NaN stays.
-    let xc = if x > 710.0 {
-        710.0
-    } else if x < -40.0 {
-        -40.0
-    } else {
-        x
-    };
+    let xc = super::clamp_nan_passing(x, -40.0, 710.0);
     let t = xc * core::f64::consts::LOG2_E + MAGIC;
     let k = t - MAGIC;
     let hi = xc - k * LN2_HI;

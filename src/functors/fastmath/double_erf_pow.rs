@@ -378,13 +378,7 @@ pub fn pow_f64(x: f64, y: f64) -> f64 {
 
     // 2^(p_h + p_l) = 2^n · 2^f, n = round(z) (z clamped so that 2^n stays in range; the lanes
     // clamped are selected away), p_h - n exact.
-    let zc = if z > 1100.0 {
-        1100.0
-    } else if z < -1100.0 {
-        -1100.0
-    } else {
-        z
-    };
+    let zc = super::clamp_nan_passing(z, -1100.0, 1100.0);
     let tt = zc + MAGIC;
     let p_h = p_h - (tt - MAGIC);
     let t = hi32(p_l + p_h);

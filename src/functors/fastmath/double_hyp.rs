@@ -282,13 +282,7 @@ pub fn log10_f64(x: f64) -> f64 {
 #[inline(always)]
 pub fn exp2_f64(x: f64) -> f64 {
     // The clamp keeps k in [-1080, 1025]; NaN stays.
-    let xc = if x > 1025.0 {
-        1025.0
-    } else if x < -1080.0 {
-        -1080.0
-    } else {
-        x
-    };
+    let xc = super::clamp_nan_passing(x, -1080.0, 1025.0);
     let t = xc + MAGIC;
     let k = t - MAGIC;
     let r = xc - k;

@@ -98,6 +98,19 @@ pub fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
     }
 }
 
+/// `x` clamped to [lo, hi] by two selects; a NaN fails both compares and passes through (the
+/// clamps before the exponentials' range reductions, which change no result).
+#[inline(always)]
+pub(super) fn clamp_nan_passing<T: PartialOrd + Copy>(x: T, lo: T, hi: T) -> T {
+    if x > hi {
+        hi
+    } else if x < lo {
+        lo
+    } else {
+        x
+    }
+}
+
 /// `1.5 * 2^23`: adding it rounds an f32 of magnitude < 2^22 to an integer (ties to even) and
 /// leaves that integer in the low mantissa bits.
 const ROUND_MAGIC: f32 = 12_582_912.0;
@@ -107,13 +120,7 @@ const ROUND_MAGIC: f32 = 12_582_912.0;
 pub fn exp_f32(x: f32) -> f32 {
     // e^89 overflows and e^-104 underflows to 0: clamping changes no result, and keeps `n` and
     // the two scale factors below in range. NaN fails both compares and propagates.
-    let x = if x > 89.0 {
-        89.0
-    } else if x < -104.0 {
-        -104.0
-    } else {
-        x
-    };
+    let x = clamp_nan_passing(x, -104.0, 89.0);
     let (y, n) = exp_parts_f32(x);
     scale_by_pow2_f32(y, n)
 }
@@ -122,13 +129,7 @@ pub fn exp_f32(x: f32) -> f32 {
 /// past sinh's and cosh's own overflow at 89.416): [`exp_f32`] with `2^(n-1)` as the scale.
 #[inline(always)]
 pub(super) fn exp_half_f32(x: f32) -> f32 {
-    let x = if x > 89.5 {
-        89.5
-    } else if x < -104.0 {
-        -104.0
-    } else {
-        x
-    };
+    let x = clamp_nan_passing(x, -104.0, 89.5);
     let (y, n) = exp_parts_f32(x);
     scale_by_pow2_f32(y, n - 1)
 }
@@ -193,13 +194,7 @@ pub(super) fn exp_in_f64(w: f64) -> f64 {
 #[inline(always)]
 pub fn exp_f32_via_f64(x: f32) -> f32 {
     // e^89 overflows f32 and e^-150 underflows to 0: the clamp changes no result; NaN passes.
-    let x = if x > 89.0 {
-        89.0
-    } else if x < -150.0 {
-        -150.0
-    } else {
-        x
-    };
+    let x = clamp_nan_passing(x, -150.0, 89.0);
     exp_in_f64(x as f64) as f32
 }
 
@@ -619,13 +614,7 @@ pub fn cos_f32_wide(x: f32) -> f32 {
 #[inline(always)]
 pub fn exp2_f32(x: f32) -> f32 {
     // 2^128 overflows and 2^-150 rounds to 0: the clamp changes no result. NaN propagates.
-    let x = if x > 128.0 {
-        128.0
-    } else if x < -150.0 {
-        -150.0
-    } else {
-        x
-    };
+    let x = clamp_nan_passing(x, -150.0, 128.0);
     let t = x + ROUND_MAGIC;
     let n = t.to_bits() as i32 - ROUND_MAGIC.to_bits() as i32;
     let r = x - (t - ROUND_MAGIC);
@@ -651,13 +640,7 @@ pub fn exp2_f32(x: f32) -> f32 {
 pub fn expm1_f32(x: f32) -> f32 {
     // e^89 - 1 overflows f32 and e^-30 - 1 rounds to -1: the clamp changes no result; NaN
     // passes.
-    let xc = if x > 89.0 {
-        89.0
-    } else if x < -30.0 {
-        -30.0
-    } else {
-        x
-    };
+    let xc = clamp_nan_passing(x, -30.0, 89.0);
     let t = xc * core::f32::consts::LOG2_E + ROUND_MAGIC;
     let n = t.to_bits() as i32 - ROUND_MAGIC.to_bits() as i32;
     let nf = t - ROUND_MAGIC;

@@ -135,13 +135,7 @@ pub fn pow_f32(x: f32, y: f32) -> f32 {
     // 2^(y·log2|x|), the exponent clamped so that 2^n stays a normal f64 (2^200 rounds to
     // +inf and 2^-200 to 0 in f32: the clamp changes no result; NaN passes through).
     let t = y as f64 * log2_abs_f64(x);
-    let t = if t > 200.0 {
-        200.0
-    } else if t < -200.0 {
-        -200.0
-    } else {
-        t
-    };
+    let t = super::clamp_nan_passing(t, -200.0, 200.0);
     let r = exp2_f64(t) as f32;
     // A negative base (-0 and -inf included) with an odd integer exponent: negative result.
     let neg = xb >> 31 == 1 && y_odd;
