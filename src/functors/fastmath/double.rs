@@ -78,7 +78,7 @@ pub(super) fn exp_poly(z: f64) -> f64 {
 
 /// fdlibm `e_log.c`'s `R(z)`, `z = s²`, `s = f/(2 + f)`: `ln(1 + f) = 2s + s·R(z)` (error
 /// < 2^-58.45 for |s| <= 0.1716), split even/odd as fdlibm does (a shorter dependency chain).
-/// Shared by the f64 logs here, `double_hyp`'s log2/log10 and `hyperbolic`'s f32 inverses.
+/// Shared by the f64 logs here and `double_hyp`'s log2/log10.
 #[inline(always)]
 pub(super) fn log_poly(z: f64) -> f64 {
     const LG1: f64 = 6.666_666_666_666_735_130e-1;
