@@ -334,3 +334,44 @@ fn strided_casting_loads_and_stores() {
     let want: Vec<i16> = (0..n as i16).collect();
     assert_eq!(out16.as_typed::<i16>().unwrap().to_vec(), want);
 }
+
+#[test]
+fn step_two_gathers_stop_at_the_last_element() {
+    // `x[::2]` of a storage whose last element is the view's last: the step-2 gather reads
+    // double-width words and must read the last element alone (Miri flags a read past the
+    // allocation). Every element size, runs of one element and past one block.
+    for n in [1usize, 2, 3, 17, 300] {
+        let len = 2 * n - 1;
+        let base = Tensor::<i64>::from_vec((0..len as i64).collect(), &[len]).unwrap();
+        for dtype in [
+            DType::Bool,
+            DType::U8,
+            DType::I16,
+            DType::F16,
+            DType::BF16,
+            DType::I32,
+            DType::F32,
+            DType::I64,
+            DType::F64,
+        ] {
+            let x = DynTensor::from(base.clone()).to(dtype);
+            let all = x.to_values();
+            let want: Vec<_> = all.iter().step_by(2).cloned().collect();
+            let v = x.slice(0, None, None, 2);
+            assert_eq!(v.contiguous().to_values(), want, "{dtype:?} n={n}");
+            // A binary op with a contiguous operand (the block path's gather) and a cast.
+            let sum = v.add(&v.contiguous());
+            let twice: Vec<_> = v.contiguous().add(&v.contiguous()).to_values();
+            assert_eq!(sum.to_values(), twice, "{dtype:?} n={n}");
+            assert_eq!(
+                v.to(DType::F64).to_values(),
+                x.to(DType::F64)
+                    .to_values()
+                    .into_iter()
+                    .step_by(2)
+                    .collect::<Vec<_>>(),
+                "{dtype:?} n={n}"
+            );
+        }
+    }
+}

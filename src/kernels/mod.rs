@@ -162,11 +162,9 @@ unsafe fn load_same<C: Element>(src: *const u8, stride: isize, n: usize, dst: *m
         }
         return;
     }
-    if stride == 2 * e {
-        for i in 0..n {
-            // SAFETY: per the function contract.
-            unsafe { dst.add(i).write((src as *const C).add(2 * i).read()) };
-        }
+    if stride == 2 * e && n > 0 {
+        // SAFETY: per the function contract (n elements at step 2 from `src`).
+        unsafe { load_step2(src, n, dst) };
         return;
     }
     for i in 0..n {
@@ -176,6 +174,54 @@ unsafe fn load_same<C: Element>(src: *const u8, stride: isize, n: usize, dst: *m
                 .write((src.offset(i as isize * stride) as *const C).read())
         };
     }
+}
+
+/// `dst[i] = src[2i]` for `n > 0` elements of `C`: on little-endian targets each element is
+/// the low half of the double-width word at its address, so the gather is a truncation, which
+/// LLVM vectorizes as packs and shuffles (the element-by-element loop stayed scalar for 1- and
+/// 2-byte elements: a step-2 `u8` op ran at 4x the copy limit). The last element is read
+/// alone: its word would reach one element past the run.
+///
+/// # Safety
+/// As [`load_same`] with `stride = 2 * size_of::<C>()`, and `n > 0`.
+#[inline(always)]
+unsafe fn load_step2<C: Element>(src: *const u8, n: usize, dst: *mut C) {
+    /// `n` words of `W` from `src` (unaligned), each truncated to its low `N` into `dst`.
+    macro_rules! low_halves {
+        ($w:ty => $n:ty) => {
+            for i in 0..n - 1 {
+                // SAFETY: word i covers elements 2i and 2i + 1 of the run, both below element
+                // 2(n - 1); `dst` holds `n` elements of the narrow width.
+                unsafe {
+                    let w = (src as *const $w).add(i).read_unaligned();
+                    (dst as *mut $n).add(i).write(w as $n);
+                }
+            }
+        };
+    }
+    if cfg!(target_endian = "little") {
+        match size_of::<C>() {
+            1 => low_halves!(u16 => u8),
+            2 => low_halves!(u32 => u16),
+            4 => low_halves!(u64 => u32),
+            _ => {
+                for i in 0..n - 1 {
+                    // SAFETY: the contract: element i of the run, at element offset 2i.
+                    unsafe { dst.add(i).write((src as *const C).add(2 * i).read()) };
+                }
+            }
+        }
+    } else {
+        for i in 0..n - 1 {
+            // SAFETY: as above.
+            unsafe { dst.add(i).write((src as *const C).add(2 * i).read()) };
+        }
+    }
+    // SAFETY: the last element of the run.
+    unsafe {
+        dst.add(n - 1)
+            .write((src as *const C).add(2 * (n - 1)).read())
+    };
 }
 
 /// Writes `n` elements of `O` from `src` at byte stride `stride` (a block buffer scattered).
