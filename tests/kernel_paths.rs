@@ -386,8 +386,9 @@ fn half_precision_block_path_is_exact() {
 #[test]
 fn transposed_gather_all_element_sizes() {
     // One or two transposed inputs (gathered into the tile buffer) for 1-, 2-, 4- and 8-byte
-    // elements, past and around the tile sizes (64 rows by 2 KiB of the widest element) and the
-    // block transposes' sizes (16, 8, 4, 2), into a contiguous output.
+    // elements, past and around the tile sizes (64 rows, up to 512 / element size rows for
+    // narrow elements, by 2 KiB of the widest element) and the block transposes' sizes (32 and
+    // 16 rows of bytes, 16 and 8 of halves, 8, 4, 2), into a contiguous output.
     for (r, c) in [
         (64, 64),
         (65, 130),
@@ -395,6 +396,8 @@ fn transposed_gather_all_element_sizes() {
         (129, 257),
         (70, 2085),
         (131, 529),
+        (600, 130),
+        (300, 83),
     ] {
         for dtype in [
             DType::U8,

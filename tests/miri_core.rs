@@ -270,6 +270,22 @@ fn transposed_tiles_dense_and_per_row() {
         both.to_vec(),
         want.iter().map(|&x| x + 1.0).collect::<Vec<_>>()
     );
+    // Narrow elements: the byte and half block transposes (and their remainders).
+    for dtype in [DType::U8, DType::I16] {
+        let narrow = DynTensor::from(a.clone()).to(dtype);
+        let got = narrow.t().contiguous().to(DType::F32);
+        let exact: Vec<f32> = want
+            .iter()
+            .map(|&x| {
+                if dtype == DType::U8 {
+                    x as u8 as f32
+                } else {
+                    x
+                }
+            })
+            .collect();
+        assert_eq!(got.as_typed::<f32>().unwrap().to_vec(), exact, "{dtype:?}");
+    }
 }
 
 #[test]

@@ -182,6 +182,12 @@ unsafe fn load_same<C: Element>(src: *const u8, stride: isize, n: usize, dst: *m
 /// 2-byte elements: a step-2 `u8` op ran at 4x the copy limit). The last element is read
 /// alone: its word would reach one element past the run.
 ///
+/// The words also read the elements between the run's (initialised: storages are zeroed or
+/// adopted from initialised buffers). Nothing writes them meanwhile: other ops cannot (the
+/// storage borrow), and this op's outputs cannot, because an output on the input's storage
+/// whose address range meets the input's is either the identical view (whose gaps are the
+/// same gaps, unwritten) or read from a copy (`iter/overlap.rs`).
+///
 /// # Safety
 /// As [`load_same`] with `stride = 2 * size_of::<C>()`, and `n > 0`.
 #[inline(always)]

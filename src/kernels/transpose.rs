@@ -10,20 +10,34 @@
 //! standalone at 16M elements: f32 53 -> 33 ms, u8 21 -> 12 ms, against 16-18 and 4 ms for the
 //! contiguous add); a scalar gather into 2 KiB rows is slower than the old square tiles (strided
 //! single-element stores), so the gather transposes 16 x 16 bytes, 8 x 8 halves and 8 x 8 / 4 x 4
-//! words in vector registers. Software prefetching of the next tile only cost time with these
-//! shapes.
+//! words in vector registers (with AVX2, 16 lines x 32 bytes and 8 lines x 16 halves: a whole
+//! 32-byte register of each source line). Narrow elements then still read one cache line per
+//! source line and page (64 u8 rows of a 4 KiB-strided source), so the runs along a transposed
+//! input are at least [`TILE_RUN_BYTES`], and the tile buffers' rows are padded off a power of
+//! two (a 16-row block transpose otherwise stores into one or two L1 sets). Software
+//! prefetching of the next tile only cost time with these shapes.
 
 use super::{Kernel, MAX_WALK_OPERANDS};
 
-/// Rows of a tile (along the output's outer dim): each transposed input is read in runs of this
-/// many elements.
+/// Rows of a tile (along the output's outer dim) at least: each transposed input is read in
+/// runs of this many elements, or of [`TILE_RUN_BYTES`] when its elements are narrower.
 pub const TILE_ROWS: usize = 64;
+/// Bytes of one run along a transposed input: runs of 64 one-byte elements read one cache line
+/// per 4 KiB page of a `[4096, 4096]` u8 source, and a transposed u8 add ran at 4x the
+/// contiguous one; runs of 512 bytes (512 rows of u8, 256 of halves, 128 of f32) measured
+/// 1.5x faster for 1- and 2-byte elements and the same for wider ones.
+pub const TILE_RUN_BYTES: usize = 512;
+/// Padding after each row of a tile buffer: a pitch of a power of two (2 KiB) put the 16 rows
+/// a block transpose writes into one or two L1 sets; 64 bytes more spreads them (measured: i16
+/// transposed add 15 -> 11 ms).
+const TILE_PITCH_PAD_BYTES: usize = 64;
 /// Bytes of one tile row of the widest operand: the output is written (and inputs laid out like
 /// it are read) in runs of this many bytes.
 pub const TILE_ROW_BYTES: usize = 2048;
 
-/// The transposed walk of [`super::walk_2d`]: tiles of [`TILE_ROWS`] rows (`n1`) by
-/// `TILE_ROW_BYTES / widest element` columns (`n0`); each transposed input (inner stride not its
+/// The transposed walk of [`super::walk_2d`]: tiles of `max(TILE_ROWS, TILE_RUN_BYTES /
+/// narrowest transposed element)` rows (`n1`) by `TILE_ROW_BYTES / widest element` columns
+/// (`n0`); each transposed input (inner stride not its
 /// element size, outer stride its element size) is first gathered into a buffer in the output's
 /// order, then `k` runs over the tile's rows with every other operand at its own strides.
 /// Returns `false` (nothing done) when the tile buffers cannot be allocated: the caller walks
@@ -43,8 +57,18 @@ pub(super) fn transposed_tiles(
         i > 0 && inner[i] != sizes[i] as isize && inner[i] != 0 && outer[i] == sizes[i] as isize
     };
     let widest = sizes.iter().copied().max().unwrap_or(1).max(1);
-    let cols = (TILE_ROW_BYTES / widest).max(1);
-    let slot_bytes = TILE_ROWS * cols * widest;
+    let narrowest = (1..nt)
+        .filter(|&i| gathered(i))
+        .map(|i| sizes[i])
+        .min()
+        .unwrap_or(1)
+        .max(1);
+    // No larger than the block: a small transposed op allocates (and zeroes) a small buffer.
+    let tile_rows = (TILE_RUN_BYTES / narrowest).max(TILE_ROWS).min(n1);
+    let cols = (TILE_ROW_BYTES / widest).max(1).min(n0);
+    // Buffer rows of `pitch` elements (of each slot's own size, at most `widest` bytes).
+    let pitch = cols + (TILE_PITCH_PAD_BYTES / widest).max(1);
+    let slot_bytes = (tile_rows * pitch * widest).next_multiple_of(8);
     let count = (1..nt).filter(|&i| gathered(i)).count();
     // 8-byte cells, so that every element type is aligned in the buffer.
     let cells = count * slot_bytes / 8;
@@ -66,8 +90,8 @@ pub(super) fn transposed_tiles(
         }
     }
     let mut p = [core::ptr::null_mut::<u8>(); MAX_WALK_OPERANDS];
-    for j0 in (0..n1).step_by(TILE_ROWS) {
-        let jn = TILE_ROWS.min(n1 - j0);
+    for j0 in (0..n1).step_by(tile_rows) {
+        let jn = tile_rows.min(n1 - j0);
         for i0 in (0..n0).step_by(cols) {
             let m = cols.min(n0 - i0);
             for i in 0..nt {
@@ -78,14 +102,14 @@ pub(super) fn transposed_tiles(
                 let src = ptrs[i].wrapping_offset(j0 as isize * outer[i] + i0 as isize * inner[i]);
                 // SAFETY: the iterator's contract: the tile's `jn x m` elements of operand i are
                 // valid (source line c at `src + c * inner[i]` holds `jn` contiguous elements);
-                // the slot holds TILE_ROWS * cols >= jn * cols elements of sizes[i] <= widest
+                // the slot holds tile_rows * pitch >= jn * pitch elements of sizes[i] <= widest
                 // bytes, 8-byte aligned, and is this call's own.
-                unsafe { gather_tile(src, inner[i], jn, m, sizes[i], dst, cols) };
+                unsafe { gather_tile(src, inner[i], jn, m, sizes[i], dst, pitch) };
             }
             for j in 0..jn {
                 for (i, q) in p[..nt].iter_mut().enumerate() {
                     *q = if slot[i] != usize::MAX {
-                        base.wrapping_add(slot[i] * slot_bytes + j * cols * sizes[i])
+                        base.wrapping_add(slot[i] * slot_bytes + j * pitch * sizes[i])
                     } else {
                         ptrs[i]
                             .wrapping_offset((j0 + j) as isize * outer[i] + i0 as isize * inner[i])
@@ -121,7 +145,17 @@ unsafe fn gather_tile(
         // (every CPU with AVX2 does).
         unsafe {
             match e {
+                1 if vector_isa() >= VectorIsa::Avx2 => {
+                    return x86::gather_avx2_narrow::<x86::Bytes32, x86::Bytes16>(
+                        src, col_stride, rows, cols, dst, pitch,
+                    );
+                }
                 1 => return x86::gather::<x86::Bytes16>(src, col_stride, rows, cols, dst, pitch),
+                2 if vector_isa() >= VectorIsa::Avx2 => {
+                    return x86::gather_avx2_narrow::<x86::Halves16, x86::Halves8>(
+                        src, col_stride, rows, cols, dst, pitch,
+                    );
+                }
                 2 => return x86::gather::<x86::Halves8>(src, col_stride, rows, cols, dst, pitch),
                 4 if vector_isa() >= VectorIsa::Avx2 => {
                     return x86::gather_avx_words(src, col_stride, rows, cols, dst, pitch);
@@ -207,13 +241,18 @@ mod x86 {
 
     /// A `B x B` transpose of `E`-byte elements in registers.
     pub(super) trait Block {
+        /// Source lines per block (destination columns).
         const B: usize;
         const E: usize;
-        /// Source line `c < B` at `s + c * ss` (B contiguous elements) -> destination row
-        /// `r < B` at `d + r * ds`: `d_r[c] = s_c[r]`.
+        /// Elements read per source line (destination rows): `B` unless a block reads a
+        /// whole 32-byte AVX register of each line (two 16-byte blocks side by side).
+        const ROWS: usize = Self::B;
+        /// Source line `c < B` at `s + c * ss` (ROWS contiguous elements) -> destination row
+        /// `r < ROWS` at `d + r * ds`: `d_r[c] = s_c[r]`.
         ///
         /// # Safety
-        /// The B lines of B elements are valid for reads, the B rows valid for writes.
+        /// The B lines of ROWS elements are valid for reads, the ROWS rows of B elements valid
+        /// for writes.
         unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize);
     }
 
@@ -314,6 +353,113 @@ mod x86 {
                     );
                 }
             }
+        }
+    }
+
+    /// Two [`Bytes16`] blocks at once in AVX2 registers: 16 lines of 32 bytes -> 32 rows of
+    /// 16 bytes (the unpacks work within each 128-bit lane, so lane 0 transposes bytes 0..16
+    /// of the lines and lane 1 bytes 16..32). Each source line is loaded 32 bytes at a time:
+    /// the 16 lines of a block are one L1 set apart when the source stride is a multiple of
+    /// 4 KiB, so a 16-byte block re-read every line from L2 for each quarter of its cache line.
+    pub(super) struct Bytes32;
+    impl Block for Bytes32 {
+        const B: usize = 16;
+        const E: usize = 1;
+        const ROWS: usize = 32;
+        #[inline(always)]
+        unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
+            // SAFETY: the trait's contract: 16 lines of 32 bytes, 32 rows of 16 bytes; the
+            // caller runs this only where the CPU has AVX2 (`gather_avx2_bytes`).
+            unsafe {
+                let mut r = [_mm256_setzero_si256(); 16];
+                for (k, v) in r.iter_mut().enumerate() {
+                    *v = _mm256_loadu_si256(s.offset(k as isize * ss) as *const __m256i);
+                }
+                let mut t = [_mm256_setzero_si256(); 16];
+                for k in 0..8 {
+                    t[2 * k] = _mm256_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
+                    t[2 * k + 1] = _mm256_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
+                }
+                let mut u = [_mm256_setzero_si256(); 16];
+                for k in 0..4 {
+                    for h in 0..2 {
+                        let (a, b) = (t[4 * k + h], t[4 * k + 2 + h]);
+                        u[4 * k + 2 * h] = _mm256_unpacklo_epi16(a, b);
+                        u[4 * k + 2 * h + 1] = _mm256_unpackhi_epi16(a, b);
+                    }
+                }
+                let mut v = [_mm256_setzero_si256(); 16];
+                for k in 0..2 {
+                    for q in 0..4 {
+                        let (a, b) = (u[8 * k + q], u[8 * k + 4 + q]);
+                        v[8 * k + 2 * q] = _mm256_unpacklo_epi32(a, b);
+                        v[8 * k + 2 * q + 1] = _mm256_unpackhi_epi32(a, b);
+                    }
+                }
+                for p in 0..8 {
+                    let (a, b) = (v[p], v[8 + p]);
+                    let (lo, hi) = (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
+                    store_lanes(d, ds, 2 * p, 16, lo);
+                    store_lanes(d, ds, 2 * p + 1, 16, hi);
+                }
+            }
+        }
+    }
+
+    /// Two [`Halves8`] blocks at once in AVX2 registers: 8 lines of 16 halves -> 16 rows of
+    /// 8 halves (as [`Bytes32`]).
+    pub(super) struct Halves16;
+    impl Block for Halves16 {
+        const B: usize = 8;
+        const E: usize = 2;
+        const ROWS: usize = 16;
+        #[inline(always)]
+        unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
+            // SAFETY: the trait's contract: 8 lines of 32 bytes, 16 rows of 16 bytes; AVX2 as
+            // in `Bytes32`.
+            unsafe {
+                let mut r = [_mm256_setzero_si256(); 8];
+                for (k, v) in r.iter_mut().enumerate() {
+                    *v = _mm256_loadu_si256(s.offset(k as isize * ss) as *const __m256i);
+                }
+                let mut t = [_mm256_setzero_si256(); 8];
+                for k in 0..4 {
+                    t[2 * k] = _mm256_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
+                    t[2 * k + 1] = _mm256_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
+                }
+                let mut u = [_mm256_setzero_si256(); 8];
+                for g in 0..2 {
+                    for h in 0..2 {
+                        let (a, b) = (t[4 * g + h], t[4 * g + 2 + h]);
+                        u[4 * g + 2 * h] = _mm256_unpacklo_epi32(a, b);
+                        u[4 * g + 2 * h + 1] = _mm256_unpackhi_epi32(a, b);
+                    }
+                }
+                for q in 0..4 {
+                    let (a, b) = (u[q], u[4 + q]);
+                    let (lo, hi) = (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
+                    store_lanes(d, ds, 2 * q, 8, lo);
+                    store_lanes(d, ds, 2 * q + 1, 8, hi);
+                }
+            }
+        }
+    }
+
+    /// Stores the low lane of `v` as destination row `r` and the high lane as row `r + half`
+    /// (the same row of the second block, `ROWS / 2` rows further down).
+    ///
+    /// # Safety
+    /// Rows `r` and `r + half` at `d + row * ds` are valid for 16-byte writes; the CPU has
+    /// AVX2.
+    #[inline(always)]
+    unsafe fn store_lanes(d: *mut u8, ds: isize, r: usize, half: usize, v: __m256i) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            store(d.offset(r as isize * ds), _mm256_castsi256_si128(v));
+            store(
+                d.offset((r + half) as isize * ds),
+                _mm256_extracti128_si256::<1>(v),
+            );
         }
     }
 
@@ -442,11 +588,11 @@ mod x86 {
         dst: *mut u8,
         pitch: usize,
     ) {
-        let (b, e) = (T::B, T::E);
-        let (rb_end, cb_end) = (rows - rows % b, cols - cols % b);
+        let (b, rb_step, e) = (T::B, T::ROWS, T::E);
+        let (rb_end, cb_end) = (rows - rows % rb_step, cols - cols % b);
         for cb in (0..cb_end).step_by(b) {
-            for rb in (0..rb_end).step_by(b) {
-                // SAFETY: lines cb..cb+b, elements rb..rb+b of the tile; rows rb..rb+b,
+            for rb in (0..rb_end).step_by(rb_step) {
+                // SAFETY: lines cb..cb+b, elements rb..rb+ROWS of the tile; rows rb..rb+ROWS,
                 // columns cb..cb+b of dst (the caller's contract).
                 unsafe {
                     T::transpose(
@@ -462,6 +608,37 @@ mod x86 {
         unsafe {
             super::gather_scalar(src, cs, 0, rows, cb_end, cols, e, dst, pitch);
             super::gather_scalar(src, cs, rb_end, rows, 0, cb_end, e, dst, pitch);
+        }
+    }
+
+    /// [`gather`] by AVX2 blocks reading 32 bytes of each source line (`W`: [`Bytes32`] or
+    /// [`Halves16`]), the rows past a multiple of `W::ROWS` by the SSE2 block `N` of half the
+    /// height.
+    ///
+    /// # Safety
+    /// [`super::gather_tile`]'s contract with `e = W::E = N::E`; the CPU has AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn gather_avx2_narrow<W: Block, N: Block>(
+        src: *const u8,
+        cs: isize,
+        rows: usize,
+        cols: usize,
+        dst: *mut u8,
+        pitch: usize,
+    ) {
+        let main = rows - rows % W::ROWS;
+        // SAFETY: the caller's contract, split at row `main` (source elements `main..`, the
+        // destination's rows `main..`).
+        unsafe {
+            gather::<W>(src, cs, main, cols, dst, pitch);
+            gather::<N>(
+                src.add(main * W::E),
+                cs,
+                rows - main,
+                cols,
+                dst.add(main * pitch * W::E),
+                pitch,
+            );
         }
     }
 
