@@ -320,24 +320,35 @@ macro_rules! fmod_impl {
 fmod_impl!(fmod_f32, f32, u32, 32, 23, 40);
 fmod_impl!(fmod_f64, f64, u64, 64, 52, 11);
 
-/// Whether `fmod_f32_narrow(x, y)` is exact: `|x / y| < 2^24` (in f64) with `y` finite (NaN,
-/// infinite `x` and a zero `y` all fail).
+/// Whether `fmod_f32_narrow(x, y)` is exact: the true `|x / y| < 2^24`, with `y` finite (NaN,
+/// infinite `x` and a zero `y` all fail). Without a division: `2^24·|y|` is exact (a power of
+/// two; where it overflows to infinity, `|y| > 2^104` and every finite `x` qualifies).
 #[inline(always)]
 pub(crate) fn fmod_f32_in_narrow(x: f32, y: f32) -> bool {
-    ((x as f64) / (y as f64)).abs() < 16_777_216.0 && y.is_finite()
+    x.abs() < y.abs() * 16_777_216.0 && y.is_finite()
 }
 
-/// f32 `fmod` where [`fmod_f32_in_narrow`] holds, in f64 without loops or branches (the
-/// vector loops run it; the exact integer form above stays scalar): `q = trunc(x / y)` is the
-/// true quotient's truncation (below 2^24 the f64 quotient's error, under 2^-29 relative, is
-/// smaller than its distance to the nearest integer it is not, at least 2^-48 relative for
-/// 24-bit significands), `q * y` is exact (24 + 24 bits), and `x - q * y` is exact (a multiple
-/// of the smaller ulp of x and y within 49 bits); the sign of `x` is put back on a zero.
+/// f32 `fmod` where [`fmod_f32_in_narrow`] holds, in f32 without loops or branches (the
+/// vector loops run it, 8 lanes in AVX2; the exact integer form above stays scalar; an f64
+/// form, 4 lanes and an f64 division, made f32 floor_divide 2x its copy limit).
+/// `q0 = trunc(fl(x / y))` is the true quotient's truncation `q` or one further from zero:
+/// the rounded quotient is within half an ulp (at most 1/2 below 2^24, and may round up to
+/// 2^24 itself) and rounding is
+/// monotonic with the integers below 2^24 representable, so it can reach the next integer but
+/// never fall below the truncation. `x - q·y` is the exact remainder, representable, so a
+/// fused multiply-add gives it exactly; with `q0` one too far the first one holds the
+/// remainder minus `y` (nonzero, of the sign opposite to `x`'s, which rounding keeps): then
+/// `q0 ∓ 1` (exact below 2^24) and the second one is exact. The sign of `x` is put back on a
+/// zero.
 #[inline(always)]
 pub(crate) fn fmod_f32_narrow(x: f32, y: f32) -> f32 {
-    let (xd, yd) = (x as f64, y as f64);
-    let q = (xd / yd).trunc();
-    copysign_f32((xd - q * yd) as f32, x)
+    let q0 = trunc_f32(x / y);
+    let r0 = fm::fma_f32(-q0, y, x);
+    // The quotient's sign (x / y may be +-0, so from the operands' signs).
+    let sign = copysign_f32(1.0, x) * copysign_f32(1.0, y);
+    let too_far = r0 != 0.0 && (r0 < 0.0) != (x < 0.0);
+    let q = if too_far { q0 - sign } else { q0 };
+    copysign_f32(fm::fma_f32(-q, y, x), x)
 }
 
 /// Stamps `Functor<(T,)>` for f32, f64 (computed natively) and f16, bf16 (computed in f32,
