@@ -1152,3 +1152,49 @@ fn small_integer_gcd_lcm_match_pytorchs_loop() {
     sixteen!(i16, i32, |x: i16| x.wrapping_abs());
     sixteen!(u16, u32, |x: u16| x);
 }
+
+/// 32-bit integer `pow` has a narrow form (square-and-multiply over 8 exponent bits, for
+/// blocks whose exponents are all in 0..256) that must give `call`'s bits (PyTorch's loop,
+/// wrapping) there, and `in_narrow_domain` must hold exactly there (checked for the 64-bit
+/// types too, which keep the loop: `HAS_NARROW_DOMAIN` is false for them).
+#[test]
+fn wide_integer_pow_narrow_form_matches_the_loop() {
+    macro_rules! check {
+        ($($t:ty),*) => {$({
+            let mut s = 0x2545_f491_4f6c_dd1du64;
+            let mut bases: Vec<$t> = vec![0, 1, 2, 3, 7, 10, <$t>::MAX, <$t>::MIN, <$t>::MAX / 3];
+            #[allow(unused_comparisons)]
+            if <$t>::MIN < 0 {
+                bases.extend([(0 as $t).wrapping_sub(1), (0 as $t).wrapping_sub(2), (0 as $t).wrapping_sub(3)]);
+            }
+            for _ in 0..2000 {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                bases.push(s as $t);
+            }
+            for &a in &bases {
+                for b in 0..256 {
+                    let b = b as $t;
+                    assert!(Pow.in_narrow_domain((a, b)), "{} {b}", stringify!($t));
+                    assert_eq!(Pow.call_narrow((a, b)), Pow.call((a, b)), "{} {a} ** {b}", stringify!($t));
+                }
+                for b in [256 as $t, <$t>::MAX, <$t>::MAX / 2 + 1] {
+                    assert!(!Pow.in_narrow_domain((a, b)), "{} {b}", stringify!($t));
+                }
+                #[allow(unused_comparisons)]
+                if <$t>::MIN < 0 {
+                    assert!(!Pow.in_narrow_domain((a, (0 as $t).wrapping_sub(1))));
+                    assert!(!Pow.in_narrow_domain((a, <$t>::MIN)));
+                }
+            }
+        })*};
+    }
+    check!(i32, u32, i64, u64);
+    assert!(<Pow as Functor<(i32, i32)>>::HAS_NARROW_DOMAIN);
+    assert!(!<Pow as Functor<(i64, i64)>>::HAS_NARROW_DOMAIN);
+    // Spot values: 3^255 wraps, (-1)^odd, 2^40 in 64 bits.
+    assert_eq!(Pow.call_narrow((3i32, 255)), 3i32.wrapping_pow(255));
+    assert_eq!(Pow.call_narrow((-1i64, 201)), -1);
+    assert_eq!(Pow.call_narrow((2u64, 40)), 1 << 40);
+}
