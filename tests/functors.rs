@@ -1191,8 +1191,8 @@ fn wide_integer_pow_narrow_form_matches_the_loop() {
         })*};
     }
     check!(i32, u32, i64, u64);
-    assert!(<Pow as Functor<(i32, i32)>>::HAS_NARROW_DOMAIN);
-    assert!(!<Pow as Functor<(i64, i64)>>::HAS_NARROW_DOMAIN);
+    const { assert!(<Pow as Functor<(i32, i32)>>::HAS_NARROW_DOMAIN) };
+    const { assert!(!<Pow as Functor<(i64, i64)>>::HAS_NARROW_DOMAIN) };
     // Spot values: 3^255 wraps, (-1)^odd, 2^40 in 64 bits.
     assert_eq!(Pow.call_narrow((3i32, 255)), 3i32.wrapping_pow(255));
     assert_eq!(Pow.call_narrow((-1i64, 201)), -1);
