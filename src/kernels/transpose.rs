@@ -267,100 +267,195 @@ mod x86 {
         unsafe { _mm_storeu_si128(p as *mut __m128i, v) }
     }
 
-    /// 16 x 16 bytes: four rounds of interleaving (8-, 16-, 32-, 64-bit units).
+    /// The integer registers the byte and half transposes run in: SSE2's 128 bits, and AVX2's
+    /// 256, whose unpacks work within each 128-bit lane, so one network transposes two
+    /// blocks side by side (the lanes hold bytes 0..16 and 16..32 of each source line).
+    trait Lanes: Copy {
+        /// # Safety
+        /// 16 (or 32) readable bytes at `p`; the CPU has the register's extension.
+        unsafe fn load(p: *const u8) -> Self;
+        /// `(unpacklo, unpackhi)` of 8-, 16-, 32- and 64-bit units.
+        ///
+        /// # Safety
+        /// The CPU has the register's extension (each below too).
+        unsafe fn unpack8(a: Self, b: Self) -> (Self, Self);
+        unsafe fn unpack16(a: Self, b: Self) -> (Self, Self);
+        unsafe fn unpack32(a: Self, b: Self) -> (Self, Self);
+        unsafe fn unpack64(a: Self, b: Self) -> (Self, Self);
+        /// Stores the low lane as destination row `r` and, in a 256-bit register, the high lane
+        /// as row `r + half` (the second block's same row).
+        ///
+        /// # Safety
+        /// Those rows at `d + row * ds` are valid for 16-byte writes.
+        unsafe fn store_rows(d: *mut u8, ds: isize, r: usize, half: usize, v: Self);
+    }
+
+    impl Lanes for __m128i {
+        #[inline(always)]
+        unsafe fn load(p: *const u8) -> Self {
+            // SAFETY: the trait's contract.
+            unsafe { load(p) }
+        }
+        #[inline(always)]
+        unsafe fn unpack8(a: Self, b: Self) -> (Self, Self) {
+            // SAFETY: SSE2 (every x86-64 CPU).
+            unsafe { (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)) }
+        }
+        #[inline(always)]
+        unsafe fn unpack16(a: Self, b: Self) -> (Self, Self) {
+            // SAFETY: as above.
+            unsafe { (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)) }
+        }
+        #[inline(always)]
+        unsafe fn unpack32(a: Self, b: Self) -> (Self, Self) {
+            // SAFETY: as above.
+            unsafe { (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)) }
+        }
+        #[inline(always)]
+        unsafe fn unpack64(a: Self, b: Self) -> (Self, Self) {
+            // SAFETY: as above.
+            unsafe { (_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b)) }
+        }
+        #[inline(always)]
+        unsafe fn store_rows(d: *mut u8, ds: isize, r: usize, _half: usize, v: Self) {
+            // SAFETY: the trait's contract (row r).
+            unsafe { store(d.offset(r as isize * ds), v) }
+        }
+    }
+
+    impl Lanes for __m256i {
+        #[inline(always)]
+        unsafe fn load(p: *const u8) -> Self {
+            // SAFETY: the trait's contract (32 bytes, AVX).
+            unsafe { _mm256_loadu_si256(p as *const __m256i) }
+        }
+        #[inline(always)]
+        unsafe fn unpack8(a: Self, b: Self) -> (Self, Self) {
+            // SAFETY: the caller's AVX2 (each below too).
+            unsafe { (_mm256_unpacklo_epi8(a, b), _mm256_unpackhi_epi8(a, b)) }
+        }
+        #[inline(always)]
+        unsafe fn unpack16(a: Self, b: Self) -> (Self, Self) {
+            // SAFETY: as above.
+            unsafe { (_mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b)) }
+        }
+        #[inline(always)]
+        unsafe fn unpack32(a: Self, b: Self) -> (Self, Self) {
+            // SAFETY: as above.
+            unsafe { (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b)) }
+        }
+        #[inline(always)]
+        unsafe fn unpack64(a: Self, b: Self) -> (Self, Self) {
+            // SAFETY: as above.
+            unsafe { (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)) }
+        }
+        #[inline(always)]
+        unsafe fn store_rows(d: *mut u8, ds: isize, r: usize, half: usize, v: Self) {
+            // SAFETY: the trait's contract (rows r and r + half).
+            unsafe {
+                store(d.offset(r as isize * ds), _mm256_castsi256_si128(v));
+                store(
+                    d.offset((r + half) as isize * ds),
+                    _mm256_extracti128_si256::<1>(v),
+                );
+            }
+        }
+    }
+
+    /// 16 lines of bytes -> 16 rows (per lane): four rounds of interleaving (8-, 16-, 32-,
+    /// 64-bit units); the high lane's rows go `half` rows further down.
+    ///
+    /// # Safety
+    /// 16 lines of `size_of::<V>()` bytes readable, the rows writable (`Lanes::store_rows`);
+    /// the CPU has `V`'s extension.
+    #[inline(always)]
+    unsafe fn bytes_network<V: Lanes>(s: *const u8, ss: isize, d: *mut u8, ds: isize, half: usize) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let r: [V; 16] = core::array::from_fn(|k| V::load(s.offset(k as isize * ss)));
+            // t[2k], t[2k+1]: lines 2k, 2k+1 paired, elements 0..8 and 8..16.
+            let mut t = r;
+            for k in 0..8 {
+                (t[2 * k], t[2 * k + 1]) = V::unpack8(r[2 * k], r[2 * k + 1]);
+            }
+            // u[4k + q]: lines 4k..4k+4 of elements 4q..4q+4.
+            let mut u = t;
+            for k in 0..4 {
+                for h in 0..2 {
+                    (u[4 * k + 2 * h], u[4 * k + 2 * h + 1]) =
+                        V::unpack16(t[4 * k + h], t[4 * k + 2 + h]);
+                }
+            }
+            // v[8k + p]: lines 8k..8k+8 of elements 2p, 2p+1.
+            let mut v = u;
+            for k in 0..2 {
+                for q in 0..4 {
+                    (v[8 * k + 2 * q], v[8 * k + 2 * q + 1]) =
+                        V::unpack32(u[8 * k + q], u[8 * k + 4 + q]);
+                }
+            }
+            for p in 0..8 {
+                let (lo, hi) = V::unpack64(v[p], v[8 + p]);
+                V::store_rows(d, ds, 2 * p, half, lo);
+                V::store_rows(d, ds, 2 * p + 1, half, hi);
+            }
+        }
+    }
+
+    /// 8 lines of halves -> 8 rows (per lane): three rounds (16-, 32-, 64-bit units), as
+    /// [`bytes_network`].
+    ///
+    /// # Safety
+    /// As [`bytes_network`], with 8 lines.
+    #[inline(always)]
+    unsafe fn halves_network<V: Lanes>(
+        s: *const u8,
+        ss: isize,
+        d: *mut u8,
+        ds: isize,
+        half: usize,
+    ) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let r: [V; 8] = core::array::from_fn(|k| V::load(s.offset(k as isize * ss)));
+            // t[2k], t[2k+1]: lines 2k, 2k+1 paired, elements 0..4 and 4..8.
+            let mut t = r;
+            for k in 0..4 {
+                (t[2 * k], t[2 * k + 1]) = V::unpack16(r[2 * k], r[2 * k + 1]);
+            }
+            // u[4g + q]: lines 4g..4g+4 of elements 2q, 2q+1.
+            let mut u = t;
+            for g in 0..2 {
+                for h in 0..2 {
+                    (u[4 * g + 2 * h], u[4 * g + 2 * h + 1]) =
+                        V::unpack32(t[4 * g + h], t[4 * g + 2 + h]);
+                }
+            }
+            for q in 0..4 {
+                let (lo, hi) = V::unpack64(u[q], u[4 + q]);
+                V::store_rows(d, ds, 2 * q, half, lo);
+                V::store_rows(d, ds, 2 * q + 1, half, hi);
+            }
+        }
+    }
+
+    /// 16 x 16 bytes (SSE2).
     pub(super) struct Bytes16;
     impl Block for Bytes16 {
         const B: usize = 16;
         const E: usize = 1;
         #[inline(always)]
         unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
-            // SAFETY: the trait's contract: 16 lines of 16 bytes, 16 rows of 16 bytes.
-            unsafe {
-                let mut r = [_mm_setzero_si128(); 16];
-                for (k, v) in r.iter_mut().enumerate() {
-                    *v = load(s.offset(k as isize * ss));
-                }
-                // t[2k], t[2k+1]: lines 2k, 2k+1 paired, elements 0..8 and 8..16.
-                let mut t = [_mm_setzero_si128(); 16];
-                for k in 0..8 {
-                    t[2 * k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
-                    t[2 * k + 1] = _mm_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
-                }
-                // u[4k + q]: lines 4k..4k+4 of elements 4q..4q+4.
-                let mut u = [_mm_setzero_si128(); 16];
-                for k in 0..4 {
-                    for h in 0..2 {
-                        let (a, b) = (t[4 * k + h], t[4 * k + 2 + h]);
-                        u[4 * k + 2 * h] = _mm_unpacklo_epi16(a, b);
-                        u[4 * k + 2 * h + 1] = _mm_unpackhi_epi16(a, b);
-                    }
-                }
-                // v[8k + p]: lines 8k..8k+8 of elements 2p, 2p+1.
-                let mut v = [_mm_setzero_si128(); 16];
-                for k in 0..2 {
-                    for q in 0..4 {
-                        let (a, b) = (u[8 * k + q], u[8 * k + 4 + q]);
-                        v[8 * k + 2 * q] = _mm_unpacklo_epi32(a, b);
-                        v[8 * k + 2 * q + 1] = _mm_unpackhi_epi32(a, b);
-                    }
-                }
-                for p in 0..8 {
-                    let (a, b) = (v[p], v[8 + p]);
-                    store(d.offset(2 * p as isize * ds), _mm_unpacklo_epi64(a, b));
-                    store(
-                        d.offset((2 * p + 1) as isize * ds),
-                        _mm_unpackhi_epi64(a, b),
-                    );
-                }
-            }
-        }
-    }
-
-    /// 8 x 8 two-byte elements: three rounds (16-, 32-, 64-bit units).
-    pub(super) struct Halves8;
-    impl Block for Halves8 {
-        const B: usize = 8;
-        const E: usize = 2;
-        #[inline(always)]
-        unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
-            // SAFETY: the trait's contract: 8 lines of 16 bytes, 8 rows of 16 bytes.
-            unsafe {
-                let mut r = [_mm_setzero_si128(); 8];
-                for (k, v) in r.iter_mut().enumerate() {
-                    *v = load(s.offset(k as isize * ss));
-                }
-                // t[2k], t[2k+1]: lines 2k, 2k+1 paired, elements 0..4 and 4..8.
-                let mut t = [_mm_setzero_si128(); 8];
-                for k in 0..4 {
-                    t[2 * k] = _mm_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
-                    t[2 * k + 1] = _mm_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
-                }
-                // u[4g + q]: lines 4g..4g+4 of elements 2q, 2q+1.
-                let mut u = [_mm_setzero_si128(); 8];
-                for g in 0..2 {
-                    for h in 0..2 {
-                        let (a, b) = (t[4 * g + h], t[4 * g + 2 + h]);
-                        u[4 * g + 2 * h] = _mm_unpacklo_epi32(a, b);
-                        u[4 * g + 2 * h + 1] = _mm_unpackhi_epi32(a, b);
-                    }
-                }
-                for q in 0..4 {
-                    let (a, b) = (u[q], u[4 + q]);
-                    store(d.offset(2 * q as isize * ds), _mm_unpacklo_epi64(a, b));
-                    store(
-                        d.offset((2 * q + 1) as isize * ds),
-                        _mm_unpackhi_epi64(a, b),
-                    );
-                }
-            }
+            // SAFETY: the trait's contract: 16 lines of 16 bytes, 16 rows of 16 bytes; SSE2.
+            unsafe { bytes_network::<__m128i>(s, ss, d, ds, 0) }
         }
     }
 
     /// Two [`Bytes16`] blocks at once in AVX2 registers: 16 lines of 32 bytes -> 32 rows of
-    /// 16 bytes (the unpacks work within each 128-bit lane, so lane 0 transposes bytes 0..16
-    /// of the lines and lane 1 bytes 16..32). Each source line is loaded 32 bytes at a time:
-    /// the 16 lines of a block are one L1 set apart when the source stride is a multiple of
-    /// 4 KiB, so a 16-byte block re-read every line from L2 for each quarter of its cache line.
+    /// 16 bytes (lane 0 transposes bytes 0..16 of the lines, lane 1 bytes 16..32). Each source
+    /// line is loaded 32 bytes at a time: the 16 lines of a block are one L1 set apart when
+    /// the source stride is a multiple of 4 KiB, so a 16-byte block re-read every line from L2
+    /// for each quarter of its cache line.
     pub(super) struct Bytes32;
     impl Block for Bytes32 {
         const B: usize = 16;
@@ -369,40 +464,20 @@ mod x86 {
         #[inline(always)]
         unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
             // SAFETY: the trait's contract: 16 lines of 32 bytes, 32 rows of 16 bytes; the
-            // caller runs this only where the CPU has AVX2 (`gather_avx2_bytes`).
-            unsafe {
-                let mut r = [_mm256_setzero_si256(); 16];
-                for (k, v) in r.iter_mut().enumerate() {
-                    *v = _mm256_loadu_si256(s.offset(k as isize * ss) as *const __m256i);
-                }
-                let mut t = [_mm256_setzero_si256(); 16];
-                for k in 0..8 {
-                    t[2 * k] = _mm256_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
-                    t[2 * k + 1] = _mm256_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
-                }
-                let mut u = [_mm256_setzero_si256(); 16];
-                for k in 0..4 {
-                    for h in 0..2 {
-                        let (a, b) = (t[4 * k + h], t[4 * k + 2 + h]);
-                        u[4 * k + 2 * h] = _mm256_unpacklo_epi16(a, b);
-                        u[4 * k + 2 * h + 1] = _mm256_unpackhi_epi16(a, b);
-                    }
-                }
-                let mut v = [_mm256_setzero_si256(); 16];
-                for k in 0..2 {
-                    for q in 0..4 {
-                        let (a, b) = (u[8 * k + q], u[8 * k + 4 + q]);
-                        v[8 * k + 2 * q] = _mm256_unpacklo_epi32(a, b);
-                        v[8 * k + 2 * q + 1] = _mm256_unpackhi_epi32(a, b);
-                    }
-                }
-                for p in 0..8 {
-                    let (a, b) = (v[p], v[8 + p]);
-                    let (lo, hi) = (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
-                    store_lanes(d, ds, 2 * p, 16, lo);
-                    store_lanes(d, ds, 2 * p + 1, 16, hi);
-                }
-            }
+            // caller runs this only where the CPU has AVX2 (`gather_avx2_narrow`).
+            unsafe { bytes_network::<__m256i>(s, ss, d, ds, 16) }
+        }
+    }
+
+    /// 8 x 8 two-byte elements (SSE2).
+    pub(super) struct Halves8;
+    impl Block for Halves8 {
+        const B: usize = 8;
+        const E: usize = 2;
+        #[inline(always)]
+        unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
+            // SAFETY: the trait's contract: 8 lines of 16 bytes, 8 rows of 16 bytes; SSE2.
+            unsafe { halves_network::<__m128i>(s, ss, d, ds, 0) }
         }
     }
 
@@ -417,49 +492,7 @@ mod x86 {
         unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
             // SAFETY: the trait's contract: 8 lines of 32 bytes, 16 rows of 16 bytes; AVX2 as
             // in `Bytes32`.
-            unsafe {
-                let mut r = [_mm256_setzero_si256(); 8];
-                for (k, v) in r.iter_mut().enumerate() {
-                    *v = _mm256_loadu_si256(s.offset(k as isize * ss) as *const __m256i);
-                }
-                let mut t = [_mm256_setzero_si256(); 8];
-                for k in 0..4 {
-                    t[2 * k] = _mm256_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
-                    t[2 * k + 1] = _mm256_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
-                }
-                let mut u = [_mm256_setzero_si256(); 8];
-                for g in 0..2 {
-                    for h in 0..2 {
-                        let (a, b) = (t[4 * g + h], t[4 * g + 2 + h]);
-                        u[4 * g + 2 * h] = _mm256_unpacklo_epi32(a, b);
-                        u[4 * g + 2 * h + 1] = _mm256_unpackhi_epi32(a, b);
-                    }
-                }
-                for q in 0..4 {
-                    let (a, b) = (u[q], u[4 + q]);
-                    let (lo, hi) = (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
-                    store_lanes(d, ds, 2 * q, 8, lo);
-                    store_lanes(d, ds, 2 * q + 1, 8, hi);
-                }
-            }
-        }
-    }
-
-    /// Stores the low lane of `v` as destination row `r` and the high lane as row `r + half`
-    /// (the same row of the second block, `ROWS / 2` rows further down).
-    ///
-    /// # Safety
-    /// Rows `r` and `r + half` at `d + row * ds` are valid for 16-byte writes; the CPU has
-    /// AVX2.
-    #[inline(always)]
-    unsafe fn store_lanes(d: *mut u8, ds: isize, r: usize, half: usize, v: __m256i) {
-        // SAFETY: the caller's contract.
-        unsafe {
-            store(d.offset(r as isize * ds), _mm256_castsi256_si128(v));
-            store(
-                d.offset((r + half) as isize * ds),
-                _mm256_extracti128_si256::<1>(v),
-            );
+            unsafe { halves_network::<__m256i>(s, ss, d, ds, 8) }
         }
     }
 
