@@ -205,22 +205,15 @@ unsafe fn load_step2<C: Element>(src: *const u8, n: usize, dst: *mut C) {
             }
         };
     }
-    if cfg!(target_endian = "little") {
-        match size_of::<C>() {
-            1 => low_halves!(u16 => u8),
-            2 => low_halves!(u32 => u16),
-            4 => low_halves!(u64 => u32),
-            _ => {
-                for i in 0..n - 1 {
-                    // SAFETY: the contract: element i of the run, at element offset 2i.
-                    unsafe { dst.add(i).write((src as *const C).add(2 * i).read()) };
-                }
+    match (cfg!(target_endian = "little"), size_of::<C>()) {
+        (true, 1) => low_halves!(u16 => u8),
+        (true, 2) => low_halves!(u32 => u16),
+        (true, 4) => low_halves!(u64 => u32),
+        _ => {
+            for i in 0..n - 1 {
+                // SAFETY: the contract: element i of the run, at element offset 2i.
+                unsafe { dst.add(i).write((src as *const C).add(2 * i).read()) };
             }
-        }
-    } else {
-        for i in 0..n - 1 {
-            // SAFETY: as above.
-            unsafe { dst.add(i).write((src as *const C).add(2 * i).read()) };
         }
     }
     // SAFETY: the last element of the run.
