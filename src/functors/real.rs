@@ -333,9 +333,8 @@ pub(crate) fn fmod_f32_in_narrow(x: f32, y: f32) -> bool {
 /// form, 4 lanes and an f64 division, made f32 floor_divide 2x its copy limit).
 /// `q0 = trunc(fl(x / y))` is the true quotient's truncation `q` or one further from zero:
 /// the rounded quotient is within half an ulp (at most 1/2 below 2^24, and may round up to
-/// 2^24 itself) and rounding is
-/// monotonic with the integers below 2^24 representable, so it can reach the next integer but
-/// never fall below the truncation. `x - q·y` is the exact remainder, representable, so a
+/// 2^24 itself), and rounding is monotonic with the integers below 2^24 representable, so it
+/// can reach the next integer but never fall below the truncation. `x - q·y` is the exact remainder, representable, so a
 /// fused multiply-add gives it exactly; with `q0` one too far the first one holds the
 /// remainder minus `y` (nonzero, of the sign opposite to `x`'s, which rounding keeps): then
 /// `q0 ∓ 1` (exact below 2^24) and the second one is exact. The sign of `x` is put back on a
