@@ -362,53 +362,35 @@ mod x86 {
         }
     }
 
-    /// 16 lines of bytes -> 16 rows (per lane): four rounds of interleaving (8-, 16-, 32-,
-    /// 64-bit units); the high lane's rows go `half` rows further down.
+    /// The unpack of `bits`-wide units (8, 16, 32 or 64).
     ///
     /// # Safety
-    /// 16 lines of `size_of::<V>()` bytes readable, the rows writable (`Lanes::store_rows`);
-    /// the CPU has `V`'s extension.
+    /// The CPU has `V`'s extension.
     #[inline(always)]
-    unsafe fn bytes_network<V: Lanes>(s: *const u8, ss: isize, d: *mut u8, ds: isize, half: usize) {
+    unsafe fn unpack<V: Lanes>(bits: u32, a: V, b: V) -> (V, V) {
         // SAFETY: the caller's contract.
         unsafe {
-            let r: [V; 16] = core::array::from_fn(|k| V::load(s.offset(k as isize * ss)));
-            // t[2k], t[2k+1]: lines 2k, 2k+1 paired, elements 0..8 and 8..16.
-            let mut t = r;
-            for k in 0..8 {
-                (t[2 * k], t[2 * k + 1]) = V::unpack8(r[2 * k], r[2 * k + 1]);
-            }
-            // u[4k + q]: lines 4k..4k+4 of elements 4q..4q+4.
-            let mut u = t;
-            for k in 0..4 {
-                for h in 0..2 {
-                    (u[4 * k + 2 * h], u[4 * k + 2 * h + 1]) =
-                        V::unpack16(t[4 * k + h], t[4 * k + 2 + h]);
-                }
-            }
-            // v[8k + p]: lines 8k..8k+8 of elements 2p, 2p+1.
-            let mut v = u;
-            for k in 0..2 {
-                for q in 0..4 {
-                    (v[8 * k + 2 * q], v[8 * k + 2 * q + 1]) =
-                        V::unpack32(u[8 * k + q], u[8 * k + 4 + q]);
-                }
-            }
-            for p in 0..8 {
-                let (lo, hi) = V::unpack64(v[p], v[8 + p]);
-                V::store_rows(d, ds, 2 * p, half, lo);
-                V::store_rows(d, ds, 2 * p + 1, half, hi);
+            match bits {
+                8 => V::unpack8(a, b),
+                16 => V::unpack16(a, b),
+                32 => V::unpack32(a, b),
+                _ => V::unpack64(a, b),
             }
         }
     }
 
-    /// 8 lines of halves -> 8 rows (per lane): three rounds (16-, 32-, 64-bit units), as
-    /// [`bytes_network`].
+    /// `N` lines of `N` elements of `128 / N` bits (per lane) -> `N` rows: rounds of
+    /// interleaving with units doubling from the element's width to 64 bits. Round `g` (group
+    /// size 2, 4, ... N) pairs lines `g·k + h` and `g·k + g/2 + h` of the previous round into
+    /// `g·k + 2h`, `g·k + 2h + 1`; after the last round (g = N) entry `2h` / `2h + 1` is row
+    /// `2h` / `2h + 1`. The high lane's rows go `half` rows further down. Constant bounds:
+    /// fully unrolled, every value in a register.
     ///
     /// # Safety
-    /// As [`bytes_network`], with 8 lines.
+    /// `N` lines of `size_of::<V>()` bytes readable, the rows writable (`Lanes::store_rows`);
+    /// the CPU has `V`'s extension.
     #[inline(always)]
-    unsafe fn halves_network<V: Lanes>(
+    unsafe fn network<V: Lanes, const N: usize>(
         s: *const u8,
         ss: isize,
         d: *mut u8,
@@ -417,24 +399,23 @@ mod x86 {
     ) {
         // SAFETY: the caller's contract.
         unsafe {
-            let r: [V; 8] = core::array::from_fn(|k| V::load(s.offset(k as isize * ss)));
-            // t[2k], t[2k+1]: lines 2k, 2k+1 paired, elements 0..4 and 4..8.
-            let mut t = r;
-            for k in 0..4 {
-                (t[2 * k], t[2 * k + 1]) = V::unpack16(r[2 * k], r[2 * k + 1]);
-            }
-            // u[4g + q]: lines 4g..4g+4 of elements 2q, 2q+1.
-            let mut u = t;
-            for g in 0..2 {
-                for h in 0..2 {
-                    (u[4 * g + 2 * h], u[4 * g + 2 * h + 1]) =
-                        V::unpack32(t[4 * g + h], t[4 * g + 2 + h]);
+            let mut r: [V; N] = core::array::from_fn(|k| V::load(s.offset(k as isize * ss)));
+            let mut bits = 128 / N as u32;
+            let mut g = 2;
+            while g < N {
+                let prev = r;
+                for k in 0..N / g {
+                    for h in 0..g / 2 {
+                        (r[g * k + 2 * h], r[g * k + 2 * h + 1]) =
+                            unpack(bits, prev[g * k + h], prev[g * k + g / 2 + h]);
+                    }
                 }
+                (bits, g) = (2 * bits, 2 * g);
             }
-            for q in 0..4 {
-                let (lo, hi) = V::unpack64(u[q], u[4 + q]);
-                V::store_rows(d, ds, 2 * q, half, lo);
-                V::store_rows(d, ds, 2 * q + 1, half, hi);
+            for h in 0..N / 2 {
+                let (lo, hi) = unpack(bits, r[h], r[N / 2 + h]);
+                V::store_rows(d, ds, 2 * h, half, lo);
+                V::store_rows(d, ds, 2 * h + 1, half, hi);
             }
         }
     }
@@ -447,7 +428,7 @@ mod x86 {
         #[inline(always)]
         unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
             // SAFETY: the trait's contract: 16 lines of 16 bytes, 16 rows of 16 bytes; SSE2.
-            unsafe { bytes_network::<__m128i>(s, ss, d, ds, 0) }
+            unsafe { network::<__m128i, 16>(s, ss, d, ds, 0) }
         }
     }
 
@@ -465,7 +446,7 @@ mod x86 {
         unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
             // SAFETY: the trait's contract: 16 lines of 32 bytes, 32 rows of 16 bytes; the
             // caller runs this only where the CPU has AVX2 (`gather_avx2_narrow`).
-            unsafe { bytes_network::<__m256i>(s, ss, d, ds, 16) }
+            unsafe { network::<__m256i, 16>(s, ss, d, ds, 16) }
         }
     }
 
@@ -477,7 +458,7 @@ mod x86 {
         #[inline(always)]
         unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
             // SAFETY: the trait's contract: 8 lines of 16 bytes, 8 rows of 16 bytes; SSE2.
-            unsafe { halves_network::<__m128i>(s, ss, d, ds, 0) }
+            unsafe { network::<__m128i, 8>(s, ss, d, ds, 0) }
         }
     }
 
@@ -492,7 +473,7 @@ mod x86 {
         unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
             // SAFETY: the trait's contract: 8 lines of 32 bytes, 16 rows of 16 bytes; AVX2 as
             // in `Bytes32`.
-            unsafe { halves_network::<__m256i>(s, ss, d, ds, 8) }
+            unsafe { network::<__m256i, 8>(s, ss, d, ds, 8) }
         }
     }
 
