@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch CPU twin of `examples/bench_sweep.rs`: the same elementwise sweep (ops read from weft's
-op table, src/functors/table.rs; the same dtypes, layouts, sizes, threads, timing and columns),
+op table, src/portable/functors/table.rs; the same dtypes, layouts, sizes, threads, timing and columns),
 and a comparison of a weft run with torch.
 
     python3 bench/torch_sweep.py [--small] [--threads N] [--reps R] [--only SUBSTR,=EXACT,...]
@@ -11,7 +11,7 @@ and a comparison of a weft run with torch.
 
 Not a test dependency: needs `pip install torch` (CPU wheels are enough).
 
-Ops: every line of `binary_op_table!` / `unary_op_table!` in src/functors/table.rs (PyTorch's
+Ops: every line of `binary_op_table!` / `unary_op_table!` in src/portable/functors/table.rs (PyTorch's
 name is the table's name column); the function is `torch.<name>`, else
 `torch.nn.functional.<name>`. The dtypes of an op are those the table accepts (the same rule as
 weft's `OpInfo::compute_dtype`), so the rows are weft's rows; rows torch refuses are skipped and

@@ -1,5 +1,5 @@
 //! Elementwise sweep generated from the op table: every op of `BinaryOp::ALL` / `UnaryOp::ALL`
-//! (`src/functors/table.rs`) x every dtype the table accepts for it among
+//! (`src/portable/functors/table.rs`) x every dtype the table accepts for it among
 //! {f32, f64, f16, bf16, i32, i64, u8, bool} x a set of layouts, timed through the runtime entry
 //! points `weft::ops::binary::binary(op, ..)` / `weft::ops::unary::unary(op, ..)` (what the
 //! generated `DynTensor` methods call), each row next to an in-run STREAM-style copy and a

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates gpu/kernels.ptx (committed) from the functors and the device layout, with rustc's
 # NVPTX backend (nightly, -Zbuild-std=core). Run it after every change to a file listed in
-# gpu/stamp-files.txt (src/functors/**, src/element.rs, src/dtype.rs, src/device/layout.rs,
-# src/device/kernel_list.rs, gpu/kernels/**): tests/ptx_stamp.rs fails until you do.
+# gpu/stamp-files.txt (src/portable/**, weft's no_std tree, and gpu/kernels/**):
+# tests/ptx_stamp.rs fails until you do.
 #
 #   gpu/build-ptx.sh            regenerate gpu/kernels.ptx.gz (idempotent; incremental ~1 min)
 #   gpu/build-ptx.sh --check    rebuild to a temp file and compare with the committed one

@@ -8,7 +8,7 @@ use crate::tensor::Tensor;
 
 /// Runs `$body` with `$t` bound to the typed tensor inside a `DynTensor` (any variant).
 /// `dispatch!(d, t => t.numel())`. Inside, `T` is not named; use `with_dtype!` for that.
-/// Its arms are generated from the dtype list (`dtype_table!`, src/dtype.rs).
+/// Its arms are generated from the dtype list (`dtype_table!`, src/portable/dtype.rs).
 #[macro_export]
 macro_rules! dispatch {
     ($d:expr, $t:ident => $body:expr) => {
@@ -83,7 +83,7 @@ macro_rules! dyn_element {
         }
     };
 }
-/// `DynTensor`, a variant per row of the dtype list (`dtype_table!`, src/dtype.rs), and the
+/// `DynTensor`, a variant per row of the dtype list (`dtype_table!`, src/portable/dtype.rs), and the
 /// variants' `DynElement`, `From` and `TryFrom` impls.
 macro_rules! dyn_tensor_enum {
     (() $($c:ident [$($V:ident $t:ident: $T:ty, $s:literal;)*])*) => {

@@ -16,13 +16,17 @@
 
 pub use half;
 
+// The `no_std` tree (the PTX build compiles only it), its modules named at the root.
+mod portable;
+#[cfg(not(feature = "std"))]
+pub use portable::{device, reduce};
+pub use portable::{dtype, element, functors, promotion, scalar};
+
+// The host side. `device` and `reduce` re-export their `no_std` halves from `portable`.
+#[cfg(feature = "std")]
 pub mod device;
-pub mod dtype;
-pub mod element;
-pub mod functors;
-pub mod promotion;
+#[cfg(feature = "std")]
 pub mod reduce;
-pub mod scalar;
 
 #[cfg(feature = "std")]
 pub mod compare;

@@ -1503,7 +1503,7 @@ fn real_where_kernels_match_cpu_ops() {
 
 #[test]
 fn panic_free_fmod_is_bit_identical_to_libm() {
-    // weft's fmod (src/functors/real.rs, used by fmod/remainder/floor_divide on floats) against
+    // weft's fmod (src/portable/functors/real.rs, used by fmod/remainder/floor_divide on floats) against
     // libm's on random bit patterns and on edge values, f32 and f64.
     let f = fx::Fmod;
     let edge64 = [

@@ -778,7 +778,7 @@ macro_rules! __custom_args {
 }
 
 /// Implements [`DynFunctor`](crate::ops::custom::DynFunctor) for functors from a list in the
-/// format of weft's GPU kernel list (`src/device/kernel_list.rs`). For a functor that also runs
+/// format of weft's GPU kernel list (`src/portable/device/kernel_list.rs`). For a functor that also runs
 /// on the GPU, list it in [`gpu_user_kernels!`](crate::gpu_user_kernels) instead, which writes
 /// these impls and the kernels from the same list:
 ///

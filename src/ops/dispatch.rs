@@ -2,7 +2,7 @@
 //! instantiated only for the dtypes its functor supports.
 
 /// The Rust element type of a `DType` variant name: `dtype::types`, generated from the dtype
-/// list (`dtype_table!`, src/dtype.rs).
+/// list (`dtype_table!`, src/portable/dtype.rs).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! dtype_type {
@@ -14,7 +14,7 @@ macro_rules! dtype_type {
 /// `dispatch_dtypes!(dtype, [F32, F64, ...], T => body, _ => fallback)`: runs `body` with the type
 /// alias `T` bound to the element type of `dtype` when it is in the list, `fallback` otherwise.
 /// Named groups: `all`, `numeric` (no bool), `float`, `integral` (ints and bool), `int`; their
-/// lists come from the dtype list (`__dtype_list!`, src/dtype.rs).
+/// lists come from the dtype list (`__dtype_list!`, src/portable/dtype.rs).
 #[macro_export]
 macro_rules! dispatch_dtypes {
     (@rows ($d:expr, $T:ident => $body:expr, _ => $fb:expr) [$($V:ident $t:ident: $Ty:ty, $s:literal;)*]) => {

@@ -148,7 +148,7 @@ macro_rules! dtype_set {
 }
 
 /// A set of dtypes (a bit per dtype). The named sets are the `dtypes` column of the table; their
-/// members come from the dtype list (`__dtype_list!`, src/dtype.rs).
+/// members come from the dtype list (`__dtype_list!`, src/portable/dtype.rs).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct DTypeSet(u16);
 

@@ -405,7 +405,7 @@ impl<T: Element> Reducer for Variance<T> {
     }
 }
 
-/// `sum(g(x))` over `xs` in [`super::engine::LANES`] f64 lanes, fixed combination tree.
+/// `sum(g(x))` over `xs` in [`LANES`] f64 lanes, fixed combination tree.
 #[inline(always)]
 fn lanes_map<T: Element>(xs: &[T], g: impl Fn(T) -> f64) -> f64 {
     const L: usize = LANES;

@@ -1,5 +1,5 @@
 //! THE list of GPU kernels: which (op, functor, argument types) `gpu/kernels` instantiates and
-//! the host may launch. One list, read by both sides through [`gpu_kernel_list!`]; its entries
+//! the host may launch. One list, read by both sides through [`gpu_kernel_list!`](crate::gpu_kernel_list); its entries
 //! for the elementwise ops are generated from the op table (`functors::table`).
 //!
 //! Editing it changes `gpu/kernels.ptx`: run `gpu/build-ptx.sh`.
@@ -33,7 +33,7 @@
 
 use crate::dtype::DType;
 
-/// `kernel_suffix`, one arm per row of the dtype list (`dtype_table!`, src/dtype.rs).
+/// `kernel_suffix`, one arm per row of the dtype list (`dtype_table!`, src/portable/dtype.rs).
 macro_rules! kernel_suffix_fn {
     (() $($c:ident [$($V:ident $t:ident: $T:ty, $s:literal;)*])*) => {
         /// The kernel-name suffix of a dtype: its type token, the Rust type name (`f32`, `bf16`,
@@ -73,7 +73,7 @@ macro_rules! gpu_kernel_list {
 /// `gpu_kernel_list!`'s muncher over the binary table lines (state: the callback, the entries
 /// so far, and the sections of the dtype list, fetched once so that each line's dtype group is
 /// one `__dtype_list!` level: `recursion_limit`); hands over to [`__kernel_list_unary`] at the
-/// end. A line's types are its group's type tokens (`dtype_table!`, src/dtype.rs).
+/// end. A line's types are its group's type tokens (`dtype_table!`, src/portable/dtype.rs).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __kernel_list_binary {

@@ -79,7 +79,7 @@ macro_rules! __gpu_user_outline {
 
 /// The Rust type of a kernel-list type token (`f32`, `bf16`, ...); `no_std`, shared by
 /// `gpu_user_kernels!`, the host's `impl_dyn_functors!` and gpu/kernels: `dtype::tokens`,
-/// generated from the dtype list (`dtype_table!`, src/dtype.rs).
+/// generated from the dtype list (`dtype_table!`, src/portable/dtype.rs).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __gpu_user_type {

@@ -197,7 +197,7 @@ half_element!(f16, F16);
 half_element!(bf16, BF16);
 
 /// Calls `$body` with the type alias `$T` bound to the Rust element type of a runtime `DType`.
-/// Its arms are generated from the dtype list (`dtype_table!`, src/dtype.rs).
+/// Its arms are generated from the dtype list (`dtype_table!`, src/portable/dtype.rs).
 #[macro_export]
 macro_rules! with_dtype {
     ($dtype:expr, $T:ident => $body:expr) => {
