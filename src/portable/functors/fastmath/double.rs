@@ -64,8 +64,7 @@ pub(super) fn pow2_split(t: f64) -> (f64, f64) {
 }
 
 /// fdlibm `e_exp.c`'s polynomial `P(z)`, `z = r²`: `e^r = 1 + r + r·c/(2 - c)` with
-/// `c = r - z·P(z)` (error < 2^-59 for |r| <= ln2/2). Shared by `exp`, `exp2` (`double_hyp`)
-/// and `pow` (`double_erf_pow`).
+/// `c = r - z·P(z)` (error < 2^-59 for |r| <= ln2/2). Shared by `exp` and `exp2` (`double_hyp`).
 #[inline(always)]
 pub(super) fn exp_poly(z: f64) -> f64 {
     const P1: f64 = 1.666_666_666_666_660_190_37e-1;

@@ -16,13 +16,14 @@
 //! steps give fdlibm's bits), and the tails `exp(-z² - 0.5625)·exp((z - a)(z + a) + P/Q)/a`
 //! with `z` = a rounded to 21 bits (so `z²` is exact), `exp` being `double::exp_f64`.
 //!
-//! `pow` is FreeBSD/musl's `e_pow.c` without its branches: `log2|x|` as `t1 + t2` (t1 with
-//! 21 bits) from `s = (m - b)/(m + b)`, `b` in {1, 1.5} chosen per lane (fdlibm's two-entry
-//! `bp`/`dp_h`/`dp_l` tables become selects), or, for |y| > 2^31 and x within 2^-20 of 1,
-//! fdlibm's series; `y·log2|x|` as `p_h + p_l` (y split into 21 + 32 bits, so `p_h` is exact),
-//! fdlibm's exact overflow/underflow tests at 1024 and -1075, `2^(p_h + p_l)` by the `e_exp.c`
-//! kernel, `·2^n` as two factors (one rounding into the subnormal range). The C99 special
-//! cases are selects at the end, in fdlibm's order (so also its exact `y = ±1, 2, 0.5` forms).
+//! `pow` is SLEEF's `xpow` (u10) with fused multiply-adds: `ln|x|` as a double-double
+//! (`m·2^e`, m in [0.75, 1.5), `ln m = 2·atanh((m - 1)/(m + 1))`, one division, the series' first
+//! two terms in double-double and the rest in one polynomial), times `y` in double-double, then
+//! `e^` of that double-double (`q·ln2 + s`, a degree-9 polynomial, the scale `2^q` as two
+//! factors). About 2^-57 relative before the last rounding; no intervals, no tables, one
+//! division. The C99 special cases and the exact `y = ±1, 2, 0.5` forms are selects at the end,
+//! in fdlibm's order. (It replaced fdlibm's `e_pow.c`, whose 21-bit splits and two divisions
+//! made f64 `pow` 12x its copy limit.)
 //!
 //! `hypot` scales both arguments by 2^∓600 when the larger is above 2^500 or below 2^-500
 //! (fdlibm `e_hypot.c`'s scaling), forms `x² + y²` exactly as a double-double (Veltkamp
@@ -33,7 +34,8 @@
 // `double.rs`.
 #![allow(clippy::excessive_precision, clippy::manual_clamp)]
 
-use super::double::{MAGIC, MANT, SIGN, TWO52, TWO52_BITS, abs, exp_f64, exp_poly, pow2_split};
+use super::double::{MAGIC, MANT, SIGN, TWO52, TWO52_BITS, abs, exp_f64, pow2_split};
+use super::{fma_f64, two_sum};
 
 /// The mask that keeps an f64's high 32 bits (fdlibm's `SET_LOW_WORD(x, 0)`).
 const HI32: u64 = 0xffff_ffff_0000_0000;
@@ -261,83 +263,144 @@ pub fn erfc_f64(x: f64) -> f64 {
     if ax <= f64::INFINITY { r } else { x }
 }
 
-// ---------------------------------------------------------------- pow (e_pow.c)
+// ---------------------------------------------------------------- pow (SLEEF's xpow)
 
-/// `log2|x|` as `t1 + t2` (t1 with its low 32 bits zero) for a finite nonzero x, fdlibm's
-/// main path (subnormals scaled by 2^53 first). Other inputs give garbage.
+/// A double-double: the unevaluated sum `hi + lo`, `|lo| <= ulp(hi)/2`.
+type Dd = (f64, f64);
+
+/// `x + y` for `|x.0| >= |y.0|` (or x = 0): SLEEF's `ddadd_d2_d2_d2`.
 #[inline(always)]
-fn pow_log2(ax: f64) -> (f64, f64) {
-    const L1: f64 = 5.999_999_999_999_946_487_25e-1;
-    const L2: f64 = 4.285_714_285_785_501_842_52e-1;
-    const L3: f64 = 3.333_333_298_183_774_329_18e-1;
-    const L4: f64 = 2.727_281_238_085_340_064_89e-1;
-    const L5: f64 = 2.306_607_457_755_617_540_67e-1;
-    const L6: f64 = 2.069_750_178_003_384_177_84e-1;
-    const CP: f64 = 9.617_966_939_259_755_543_29e-1;
-    const CP_H: f64 = 9.617_967_009_544_372_558_59e-1;
-    const CP_L: f64 = -7.028_461_650_952_758_265_16e-9;
-    const DP_H1: f64 = 5.849_624_872_207_641_601_56e-1;
-    const DP_L1: f64 = 1.350_039_202_129_748_971_28e-8;
-    let sub = ax < f64::MIN_POSITIVE;
-    let axs = if sub {
-        ax * 9_007_199_254_740_992.0
-    } else {
-        ax
-    };
-    let ib = axs.to_bits();
-    let hi = ib >> 32;
-    let n = f64::from_bits(TWO52_BITS | (hi >> 20)) - (TWO52 + 1023.0);
-    let n = if sub { n - 53.0 } else { n };
-    let j = hi & 0x000f_ffff;
-    // fdlibm's intervals of the mantissa m: [1, √1.5) with b = 1, [√1.5, √3) with b = 1.5,
-    // [√3, 2) as m/2 in [√3/2, 1) with b = 1 and n + 1.
-    let k1 = j > 0x3988e && j < 0xbb67a;
-    let wrap = j >= 0xbb67a;
-    let n = if wrap { n + 1.0 } else { n };
-    let ixn = (j | 0x3ff0_0000).wrapping_sub(if wrap { 0x0010_0000 } else { 0 });
-    let m = f64::from_bits((ixn << 32) | (ib & 0xffff_ffff));
-    let bp = if k1 { 1.5 } else { 1.0 };
-    let dp_h = if k1 { DP_H1 } else { 0.0 };
-    let dp_l = if k1 { DP_L1 } else { 0.0 };
-    // ss = s_h + s_l = (m - b)/(m + b), t_h = m + b to 21 bits (built in the high word).
-    let u = m - bp;
-    let v = 1.0 / (m + bp);
-    let ss = u * v;
-    let s_h = hi32(ss);
-    let th_hi = ((ixn >> 1) | 0x2000_0000) + 0x0008_0000 + if k1 { 1 << 18 } else { 0 };
-    let t_h = f64::from_bits(th_hi << 32);
-    let t_l = m - (t_h - bp);
-    let s_l = v * ((u - s_h * t_h) - s_h * t_l);
-    let s2 = ss * ss;
-    let r = s2 * s2 * (L1 + s2 * (L2 + s2 * (L3 + s2 * (L4 + s2 * (L5 + s2 * L6)))));
-    let r = r + s_l * (s_h + ss);
-    let s2 = s_h * s_h;
-    let t_h = hi32(3.0 + s2 + r);
-    let t_l = r - ((t_h - 3.0) - s2);
-    let u = s_h * t_h;
-    let v = s_l * t_h + t_l * ss;
-    let p_h = hi32(u + v);
-    let p_l = v - (p_h - u);
-    let z_h = CP_H * p_h;
-    let z_l = CP_L * p_h + p_l * CP + dp_l;
-    let t1 = hi32(((z_h + z_l) + dp_h) + n);
-    let t2 = z_l - (((t1 - n) - dp_h) - z_h);
-    (t1, t2)
+fn dd_add(x: Dd, y: Dd) -> Dd {
+    let s = x.0 + y.0;
+    (s, x.0 - s + y.0 + x.1 + y.1)
 }
 
-/// `x^y` for f64, branch-free: fdlibm `e_pow.c` (see the module docs), `log2|x|` and
-/// `y·log2|x|` in double-double, `2^(p_h + p_l)` by the `exp` kernel, every C99 special case
-/// of `pow` (as glibc's `f64::powf`) selected at the end. Max 1 ulp from glibc's (measured,
-/// see tests/accuracy.rs).
+/// `x + y`, any magnitudes: SLEEF's `ddadd2_d2_d2_d`.
+#[inline(always)]
+fn dd_add_d(x: Dd, y: f64) -> Dd {
+    let (s, t) = two_sum(x.0, y);
+    (s, t + x.1)
+}
+
+/// `x·y` (the product of the high parts exact by a fused multiply-add).
+#[inline(always)]
+fn dd_mul(x: Dd, y: Dd) -> Dd {
+    let s = x.0 * y.0;
+    (
+        s,
+        fma_f64(x.0, y.1, fma_f64(x.1, y.0, fma_f64(x.0, y.0, -s))),
+    )
+}
+
+/// `x·y` for a double `y`.
+#[inline(always)]
+fn dd_mul_d(x: Dd, y: f64) -> Dd {
+    let s = x.0 * y;
+    (s, fma_f64(x.1, y, fma_f64(x.0, y, -s)))
+}
+
+/// `x²`.
+#[inline(always)]
+fn dd_sq(x: Dd) -> Dd {
+    let s = x.0 * x.0;
+    (s, fma_f64(x.0 + x.0, x.1, fma_f64(x.0, x.0, -s)))
+}
+
+/// `n/d` for a double `n` (one division, corrected by fused multiply-adds).
+#[inline(always)]
+fn dd_div_d(n: f64, d: Dd) -> Dd {
+    let t = 1.0 / d.0;
+    let s = n * t;
+    let u = fma_f64(t, n, -s);
+    let v = fma_f64(-d.1, t, fma_f64(-d.0, t, 1.0));
+    (s, fma_f64(s, v, u))
+}
+
+/// `ln a` as a double-double for a finite a > 0 (SLEEF's `logk`): `a = m·2^e`, m in
+/// [0.75, 1.5), `ln m = 2·atanh(x)`, `x = (m - 1)/(m + 1)`, the series' first two terms in
+/// double-double, the rest (x² up to x^16) by one polynomial. Relative error about 2^-100
+/// (SLEEF's u10 `pow` rests on it). Other inputs give garbage.
+#[inline(always)]
+fn ln_dd(a: f64) -> Dd {
+    const LN2: Dd = (
+        core::f64::consts::LN_2,
+        2.319_046_813_846_299_558_417_771e-17,
+    );
+    const C: Dd = (
+        0.666_666_666_666_666_629_659_233,
+        3.805_549_625_424_120_563_366_16e-17,
+    );
+    let sub = a < f64::MIN_POSITIVE;
+    let d = if sub {
+        a * 18_446_744_073_709_551_616.0
+    } else {
+        a
+    };
+    // e = the exponent of d/0.75, so that m = d·2^-e is in [0.75, 1.5).
+    let eb = ((d * (1.0 / 0.75)).to_bits() >> 52) & 0x7ff;
+    let m = f64::from_bits(d.to_bits().wrapping_sub(eb.wrapping_sub(1023) << 52));
+    let e = f64::from_bits(TWO52_BITS | eb) - (TWO52 + 1023.0);
+    let e = if sub { e - 64.0 } else { e };
+    // m - 1 is exact (Sterbenz), m + 1 a double-double.
+    let x = dd_div_d(m - 1.0, two_sum(1.0, m));
+    let x2 = dd_sq(x);
+    let z = x2.0;
+    let t = 0.116_255_524_079_935_043_668_677;
+    let t = fma_f64(t, z, 0.103_239_680_901_072_952_701_192);
+    let t = fma_f64(t, z, 0.117_754_809_412_463_995_466_069);
+    let t = fma_f64(t, z, 0.133_329_810_868_462_739_215_09);
+    let t = fma_f64(t, z, 0.153_846_227_114_512_262_845_736);
+    let t = fma_f64(t, z, 0.181_818_180_850_050_775_676_507);
+    let t = fma_f64(t, z, 0.222_222_222_230_083_560_345_903);
+    let t = fma_f64(t, z, 0.285_714_285_714_249_172_087_875);
+    let t = fma_f64(t, z, 0.400_000_000_000_000_077_715_612);
+    let s = dd_mul_d(LN2, e);
+    let s = dd_add(s, (x.0 * 2.0, x.1 * 2.0));
+    let x3 = dd_mul(x2, x);
+    let s = dd_add(s, dd_mul(x3, C));
+    let x5 = dd_mul(x2, x3);
+    dd_add(s, dd_mul_d(x5, t))
+}
+
+/// `e^d` for a double-double d in about [-1000, 710] (SLEEF's `expk`): `d = q·ln2 + s` in
+/// double-double, `e^s = 1 + s + s²·P(s)`, scaled by `2^q` as two factors (one rounding into
+/// the subnormal range). Outside that range garbage (the caller selects 0 or inf).
+#[inline(always)]
+fn exp_dd(d: Dd) -> f64 {
+    const L2U: f64 = 0.693_147_180_559_662_956_511_601_805_686_950_683_593_75;
+    const L2L: f64 = 0.282_352_905_630_315_771_225_884_481_750_134_360_255_254_120_68e-12;
+    let u = (d.0 + d.1) * core::f64::consts::LOG2_E;
+    let tt = super::clamp_nan_passing(u, -1500.0, 1100.0) + MAGIC;
+    let q = tt - MAGIC;
+    let s = dd_add_d(d, q * -L2U);
+    let s = dd_add_d(s, q * -L2L);
+    let h = s.0 + s.1;
+    let s = (h, s.0 - h + s.1);
+    let x = s.0;
+    let p = 2.510_696_834_209_504_195_271_39e-8;
+    let p = fma_f64(p, x, 2.762_861_667_702_706_491_168_55e-7);
+    let p = fma_f64(p, x, 2.755_724_967_250_235_741_438_64e-6);
+    let p = fma_f64(p, x, 2.480_149_739_898_197_941_141_53e-5);
+    let p = fma_f64(p, x, 1.984_126_988_090_697_976_761_11e-4);
+    let p = fma_f64(p, x, 1.388_888_893_997_712_896_052_9e-3);
+    let p = fma_f64(p, x, 8.333_333_333_323_714_176_010_81e-3);
+    let p = fma_f64(p, x, 4.166_666_666_654_095_241_284_49e-2);
+    let p = fma_f64(p, x, 1.666_666_666_666_667_406_815_35e-1);
+    let p = fma_f64(p, x, 5.000_000_000_000_009_992_007_22e-1);
+    let t = dd_add((1.0, 0.0), s);
+    let t = dd_add(t, dd_mul_d(dd_sq(s), p));
+    let (s1, s2) = pow2_split(tt);
+    (t.0 + t.1) * s1 * s2
+}
+
+/// `x^y` for f64, branch-free: SLEEF's `xpow` (u10), `ln|x|` in double-double (`ln_dd`),
+/// `y·ln|x|` in double-double, `e^` of it (`exp_dd`), overflow and underflow by the exponent's
+/// double-double value, every C99 special case of `pow` (as glibc's `f64::powf`) and the exact
+/// forms of `y = ±1, 2, 0.5` selected at the end. Max 1 ulp from glibc's (measured, see
+/// tests/math_accuracy_f64.rs): the result before its last rounding is within about 2^-57
+/// relative, so exact powers come out exact.
 #[inline(always)]
 pub fn pow_f64(x: f64, y: f64) -> f64 {
-    const LG2: f64 = core::f64::consts::LN_2;
-    const LG2_H: f64 = 6.931_471_824_645_996_093_75e-1;
-    const LG2_L: f64 = -1.904_654_299_957_768_045_25e-9;
-    const OVT: f64 = 8.008_566_259_537_294_437_2e-17;
-    const IVLN2: f64 = core::f64::consts::LOG2_E;
-    const IVLN2_H: f64 = 1.442_695_021_629_333_496_09e0;
-    const IVLN2_L: f64 = 1.925_962_991_126_617_468_87e-8;
     let xb = x.to_bits();
     let yb = y.to_bits();
     let ax = abs(x);
@@ -354,46 +417,12 @@ pub fn pow_f64(x: f64, y: f64) -> f64 {
     let y_int = e > 0x433 || (in_range && frac == 0);
     let y_odd = in_range && frac == 0 && (ym >> sh) & 1 == 1;
 
-    // log2|x| = t1 + t2: fdlibm's series for |y| > 2^31 with x within ~2^-20 of 1, else its
-    // main path.
-    let (m1, m2) = pow_log2(ax);
-    let t = ax - 1.0;
-    let w = (t * t) * (0.5 - t * (0.333_333_333_333_333_333_333_3 - t * 0.25));
-    let u = IVLN2_H * t;
-    let v = t * IVLN2_L - w * IVLN2;
-    let n1 = hi32(u + v);
-    let n2 = v - (n1 - u);
-    let hxa = ax.to_bits() >> 32;
-    let near = (ay.to_bits() >> 32) > 0x41e0_0000 && (0x3fef_ffff..=0x3ff0_0000).contains(&hxa);
-    let t1 = if near { n1 } else { m1 };
-    let t2 = if near { n2 } else { m2 };
-
-    // y·log2|x| = p_h + p_l, p_h exact (21 × 21 bits).
-    let y1 = hi32(y);
-    let p_l = (y - y1) * t1 + y * t2;
-    let p_h = y1 * t1;
-    let z = p_l + p_h;
-    let over = z > 1024.0 || (z == 1024.0 && p_l + OVT > z - p_h);
-    let under = z < -1075.0 || (z == -1075.0 && p_l <= z - p_h);
-
-    // 2^(p_h + p_l) = 2^n · 2^f, n = round(z) (z clamped so that 2^n stays in range; the lanes
-    // clamped are selected away), p_h - n exact.
-    let zc = super::clamp_nan_passing(z, -1100.0, 1100.0);
-    let tt = zc + MAGIC;
-    let p_h = p_h - (tt - MAGIC);
-    let t = hi32(p_l + p_h);
-    let u = t * LG2_H;
-    let v = (p_l - (t - p_h)) * LG2 + t * LG2_L;
-    let z = u + v;
-    let w = v - (z - u);
-    let t = z * z;
-    let t1 = z - t * exp_poly(t);
-    let r = (z * t1) / (t1 - 2.0) - (w + z * w);
-    let z = 1.0 - (r - z);
-    let (s1, s2) = pow2_split(tt);
-    let r = z * s1 * s2;
-    let r = if over { f64::INFINITY } else { r };
-    let r = if under { 0.0 } else { r };
+    // e^(y·ln|x|): infinite above ln(f64::MAX) = 709.78..., zero below ln(2^-1075) = -745.13...
+    // (exp_dd's own scaling rounds the lanes between them and these bounds).
+    let d = dd_mul_d(ln_dd(ax), y);
+    let r = exp_dd(d);
+    let r = if d.0 > 709.79 { f64::INFINITY } else { r };
+    let r = if d.0 < -1000.0 { 0.0 } else { r };
     // (x < 0)^(odd integer): negative.
     let r = f64::from_bits(r.to_bits() | if x_neg && y_odd { SIGN } else { 0 });
 

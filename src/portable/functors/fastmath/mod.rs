@@ -443,7 +443,7 @@ fn mul_mod4(x: f64, c: f64) -> f64 {
 
 /// TwoSum: `(a + b, the rounding error)`.
 #[inline(always)]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
+pub(super) fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     let bb = s - a;
     (s, (a - (s - bb)) + (b - bb))
