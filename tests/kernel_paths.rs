@@ -229,8 +229,9 @@ fn unary_f32_fast_ops_match_functions() {
 // ------------------------------------------------------------------ round 2 fast paths
 
 use weft::Scalar;
-use weft::functors::BinaryOp;
+use weft::functors::{BinaryOp, UnaryOp};
 use weft::ops::binary::binary;
+use weft::ops::unary::unary;
 
 /// `Ok(values)` or the error's text: the fast and the general path must agree on both.
 fn outcome(r: weft::Result<DynTensor>) -> Result<(DType, String), String> {
@@ -238,71 +239,98 @@ fn outcome(r: weft::Result<DynTensor>) -> Result<(DType, String), String> {
         .map_err(|e| e.to_string())
 }
 
+/// A copy of `t` (a contiguous tensor) as a non-contiguous view: every other element of a
+/// wider tensor along the last dim. `None` for shapes without a last dim of 2 or more.
+fn strided_copy(t: &DynTensor) -> Option<DynTensor> {
+    let shape = t.shape().to_vec();
+    let &last = shape.last()?;
+    if last < 2 {
+        return None;
+    }
+    let mut wide = shape.clone();
+    *wide.last_mut().unwrap() = 2 * last;
+    let nd = shape.len();
+    let mut view =
+        DynTensor::zeros(t.dtype(), &wide)
+            .unwrap()
+            .slice((nd - 1) as isize, None, None, 2);
+    view.copy_(t);
+    assert!(!view.is_contiguous());
+    Some(view)
+}
+
+const FLAT_DTYPES: [DType; 8] = [
+    DType::Bool,
+    DType::U8,
+    DType::I32,
+    DType::I64,
+    DType::F32,
+    DType::F64,
+    DType::F16,
+    DType::BF16,
+];
+
+/// Small random values of `dtype` (quarters for floats), shape `shape`.
+fn small_values(dtype: DType, shape: &[usize], seed: u64) -> DynTensor {
+    let t = DynTensor::from(Tensor::<i64>::randint(shape, -6, 7, seed).unwrap()).to(dtype);
+    if dtype.is_float() { t.mul(0.75) } else { t }
+}
+
 #[test]
-fn direct_small_path_matches_iterator_path() {
-    // Small contiguous same-dtype operands (and f32/f64 with a scalar) take the direct path in
-    // `ops::binary`; the same op into a preallocated output, and on a non-contiguous copy, take
-    // the iterator. All must agree (values, dtype, errors), and add matches a naive loop.
-    // Every op of the table is a candidate.
-    const DT: [DType; 8] = [
-        DType::Bool,
-        DType::U8,
-        DType::I32,
-        DType::I64,
-        DType::F32,
-        DType::F64,
-        DType::F16,
-        DType::BF16,
-    ];
+fn flat_tier_matches_iterator_path() {
+    // Small contiguous operands of one shape (any two dtypes, or a tensor and a scalar on either
+    // side) take the flat tier of `ops::binary`, into a fresh output or a given contiguous one;
+    // the same op into a strided output, or on a strided copy of `a`, takes the iterator. All
+    // must agree (values, dtype, errors), and add matches a naive loop. Every op of the table
+    // is a candidate.
     let strat = (
         proptest::collection::vec(0usize..5, 0..4),
-        0usize..DT.len(),
+        (0usize..FLAT_DTYPES.len(), 0usize..FLAT_DTYPES.len()),
         0usize..BinaryOp::ALL.len(),
         any::<u64>(),
-        any::<bool>(),
+        0u8..5,
     );
-    runner(400)
-        .run(&strat, |(shape, d, op, seed, with_scalar)| {
-            let (dtype, op) = (DT[d], BinaryOp::ALL[op]);
-            let mk = |s: u64| {
-                let t =
-                    DynTensor::from(Tensor::<i64>::randint(&shape, -6, 7, s).unwrap()).to(dtype);
-                if dtype.is_float() { t.mul(0.75) } else { t }
+    runner(600)
+        .run(&strat, |(shape, (da, db), op, seed, form)| {
+            let (da, db, op) = (FLAT_DTYPES[da], FLAT_DTYPES[db], BinaryOp::ALL[op]);
+            let (a, b) = (
+                small_values(da, &shape, seed),
+                small_values(db, &shape, seed ^ 5),
+            );
+            // form 0: two tensors of one dtype, 1: of two dtypes, 2/3: a float/int scalar on
+            // the right, 4: an int scalar on the left.
+            let b = if form == 0 { b.to(da) } else { b };
+            let (x, y): (weft::ops::Operand, weft::ops::Operand) = match form {
+                0 | 1 => ((&a).into(), (&b).into()),
+                2 => ((&a).into(), Scalar::Float(1.25).into()),
+                3 => ((&a).into(), Scalar::Int(3).into()),
+                _ => (Scalar::Int(3).into(), (&a).into()),
             };
-            let (a, b) = (mk(seed), mk(seed ^ 5));
-            let b_op: weft::ops::Operand = if with_scalar {
-                Scalar::Float(1.25).into()
-            } else {
-                (&b).into()
-            };
-            let fast = outcome(binary(op, (&a).into(), b_op, None));
-            // Iterator path 1: into a preallocated output of the result dtype.
+            let fast = outcome(binary(op, x, y, None));
             if let Ok((rd, _)) = &fast {
+                // A given contiguous output: the flat tier too.
                 let out = DynTensor::zeros(*rd, &shape).unwrap();
-                let via_out = outcome(binary(op, (&a).into(), b_op, Some(&out)).map(|_| out));
-                prop_assert_eq!(&fast, &via_out, "{:?} {:?} into out", op, dtype);
+                let into = outcome(binary(op, x, y, Some(&out)).map(|_| out));
+                prop_assert_eq!(&fast, &into, "{:?} {:?} {:?} into out", op, da, db);
+                // A given strided output: the iterator.
+                if let Some(out) = strided_copy(&DynTensor::zeros(*rd, &shape).unwrap()) {
+                    let via_iter = outcome(binary(op, x, y, Some(&out)).map(|_| out));
+                    prop_assert_eq!(&fast, &via_iter, "{:?} {:?} {:?} strided out", op, da, db);
+                }
             }
-            // Iterator path 2: a non-contiguous copy of `a` (every other element of a wider
-            // tensor).
-            if let Some(&last) = shape.last()
-                && last > 1
-            {
-                let mut wide_shape = shape.clone();
-                *wide_shape.last_mut().unwrap() = 2 * last;
-                let nd = shape.len();
-                let mut view = DynTensor::zeros(dtype, &wide_shape).unwrap().slice(
-                    (nd - 1) as isize,
-                    None,
-                    None,
-                    2,
-                );
-                view.copy_(&a);
-                prop_assert!(!view.is_contiguous());
-                let strided = outcome(binary(op, (&view).into(), b_op, None));
-                prop_assert_eq!(&fast, &strided, "{:?} {:?} strided", op, dtype);
+            // A strided copy of `a`: the iterator.
+            if let Some(view) = strided_copy(&a) {
+                let (x, y): (weft::ops::Operand, weft::ops::Operand) = match form {
+                    0 | 1 => ((&view).into(), (&b).into()),
+                    2 => ((&view).into(), Scalar::Float(1.25).into()),
+                    3 => ((&view).into(), Scalar::Int(3).into()),
+                    _ => (Scalar::Int(3).into(), (&view).into()),
+                };
+                let strided = outcome(binary(op, x, y, None));
+                prop_assert_eq!(&fast, &strided, "{:?} {:?} {:?} strided", op, da, db);
             }
             // Naive reference for f32 add.
-            if op == BinaryOp::Add && dtype == DType::F32 && !with_scalar {
+            if op == BinaryOp::Add && da == DType::F32 && form == 0 {
                 let f = |v: &Value| match v {
                     Value::F32(x) => *x,
                     _ => unreachable!(),
@@ -314,6 +342,39 @@ fn direct_small_path_matches_iterator_path() {
                     .map(|(x, y)| Value::F32(f(x) + f(y)))
                     .collect();
                 prop_assert_eq!(fast, Ok((DType::F32, format!("{want:?}"))));
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn unary_flat_tier_matches_iterator_path() {
+    // The same for `ops::unary`: a small contiguous input (into a fresh or a given contiguous
+    // output) against a strided output and a strided input. Every op of the table.
+    let strat = (
+        proptest::collection::vec(0usize..5, 0..4),
+        0usize..FLAT_DTYPES.len(),
+        0usize..UnaryOp::ALL.len(),
+        any::<u64>(),
+    );
+    runner(400)
+        .run(&strat, |(shape, d, op, seed)| {
+            let (dtype, op) = (FLAT_DTYPES[d], UnaryOp::ALL[op]);
+            let a = small_values(dtype, &shape, seed);
+            let fast = outcome(unary(op, &a, None));
+            if let Ok((rd, _)) = &fast {
+                let out = DynTensor::zeros(*rd, &shape).unwrap();
+                let into = outcome(unary(op, &a, Some(&out)).map(|_| out));
+                prop_assert_eq!(&fast, &into, "{:?} {:?} into out", op, dtype);
+                if let Some(out) = strided_copy(&DynTensor::zeros(*rd, &shape).unwrap()) {
+                    let via_iter = outcome(unary(op, &a, Some(&out)).map(|_| out));
+                    prop_assert_eq!(&fast, &via_iter, "{:?} {:?} strided out", op, dtype);
+                }
+            }
+            if let Some(view) = strided_copy(&a) {
+                let strided = outcome(unary(op, &view, None));
+                prop_assert_eq!(&fast, &strided, "{:?} {:?} strided", op, dtype);
             }
             Ok(())
         })

@@ -391,3 +391,44 @@ fn step_two_gathers_stop_at_the_last_element() {
         }
     }
 }
+
+#[test]
+fn flat_tier_fresh_given_in_place_and_mixed() {
+    // Small contiguous operands of one shape take `ops::binary`'s and `ops::unary`'s flat tier:
+    // the op's contiguous loop through its per-(op, dtype) pointer, or the general runner over
+    // the single run (mixed dtypes, f16, a scalar, an integer divisor's check).
+    let a = t(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    let b = t(&[0.5, 0.25, 2.0, 1.0, 4.0, 8.0], &[2, 3]);
+    assert_eq!((&a * &b).to_vec(), vec![0.5, 0.5, 6.0, 4.0, 20.0, 48.0]);
+    assert_eq!(a.lt(&b).to_vec(), vec![false, false, false, false, false, true]);
+    // into a given output, and in place (the output is the first input: one exclusive borrow)
+    let mut out = Tensor::<f32>::zeros(&[2, 3]);
+    a.sub_out(&b, &mut out);
+    assert_eq!(out.to_vec(), vec![0.5, 1.75, 1.0, 3.0, 1.0, -2.0]);
+    let mut c = a.clone();
+    c.add_(&b);
+    assert_eq!(c.to_vec(), vec![1.5, 2.25, 5.0, 5.0, 9.0, 14.0]);
+    let mut d = a.clone();
+    let d2 = d.share();
+    d.mul_(&d2);
+    assert_eq!(d.to_vec(), vec![1.0, 4.0, 9.0, 16.0, 25.0, 36.0]);
+    // mixed dtypes and a scalar on either side
+    let i = Tensor::<i64>::from_vec(vec![1, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+    assert_eq!((&i + &a).to_vec(), vec![2.0, 4.0, 6.0, 8.0, 10.0, 12.0]);
+    assert_eq!((&i * 2).to_vec(), vec![2, 4, 6, 8, 10, 12]);
+    let di = DynTensor::from(i.clone());
+    assert_eq!(
+        di.try_floor_divide(&DynTensor::from(i.clone())).unwrap().dtype(),
+        DType::I64
+    );
+    let zero = DynTensor::from(Tensor::<i64>::zeros(&[2, 3]));
+    assert!(di.try_remainder(&zero).is_err());
+    let h = DynTensor::from(a.clone()).to(DType::F16);
+    assert_eq!(h.add(&h).to(DType::F32).to_values(), DynTensor::from(&a + &a).to_values());
+    // unary: own dtype, integer to float, in place
+    assert_eq!(a.neg().to_vec(), vec![-1.0, -2.0, -3.0, -4.0, -5.0, -6.0]);
+    assert_eq!(DynTensor::from(i).sqrt().dtype(), DType::F32);
+    let mut e = a.clone();
+    e.abs_();
+    assert_eq!(e.to_vec(), a.to_vec());
+}

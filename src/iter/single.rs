@@ -183,19 +183,108 @@ impl<'a> IterConfig<'a> {
             }
         }
         for (k, p) in (&flat.ins).into_iter().enumerate() {
-            (run.ptrs[k + 1], run.dtypes[k + 1]) = (p.data, p.dtype);
-            // One borrow per storage: the output's exclusive one covers an in-place input.
-            let taken = run.held[..k + 1]
-                .iter()
-                .flatten()
-                .any(|&(f, _)| core::ptr::eq(f, p.flag));
-            if !taken {
-                // On a conflict `run` is dropped, releasing the borrows taken so far.
-                p.flag.acquire(self.name, false)?;
-                run.held[k + 1] = Some((p.flag, false));
-            }
+            run.acquire_input(self.name, k + 1, p)?;
         }
         Ok(Some(run))
+    }
+}
+
+/// A flat op of `N` inputs (one or two), tested straight from the tensors (no config): inputs
+/// of one shape of 1 to `grain` elements, contiguous, and the output (when given) of that shape,
+/// contiguous, and no input on its storage other than the identical view. The dtypes are the
+/// caller's (`ops::binary`'s and `ops::unary`'s flat tiers: dimensioned tensors promote by the
+/// promotion table alone).
+pub(crate) struct FlatOperands<'a, const N: usize> {
+    pub(crate) out: Option<TensorParts<'a>>,
+    pub(crate) ins: [TensorParts<'a>; N],
+    pub(crate) numel: usize,
+}
+
+/// The [`FlatOperands`] of `out = op(ins...)`, or `None`.
+#[inline(always)]
+pub(crate) fn flat_operands_of<'a, const N: usize>(
+    ins: [&'a DynTensor; N],
+    out: Option<&'a DynTensor>,
+    grain: usize,
+) -> Option<FlatOperands<'a, N>> {
+    let ins = ins.map(|t| t.parts());
+    let shape = ins[0].layout.shape();
+    if ins[1..].iter().any(|p| p.layout.shape() != shape) {
+        return None;
+    }
+    // Existing tensors: the element count of their shape cannot overflow.
+    let numel: usize = shape.iter().product();
+    if !(1..=grain).contains(&numel) || !ins.iter().all(|p| p.layout.is_contiguous()) {
+        return None;
+    }
+    let out = out.map(|o| o.parts());
+    if let Some(o) = out {
+        // Same shape and contiguous: an input on the output's storage at the same address is
+        // the identical view (in place); at another it overlaps partially or not at all, which
+        // the iterator's overlap check decides.
+        let shared = |p: &TensorParts| o.same_storage(p) && o.data != p.data;
+        if o.layout.shape() != shape || !o.layout.is_contiguous() || ins.iter().any(shared) {
+            return None;
+        }
+    }
+    Some(FlatOperands { out, ins, numel })
+}
+
+impl<'a> SingleRun<'a> {
+    /// The single run of [`FlatOperands`] into their given output or a fresh zeroed one of
+    /// `out_dtype`: the output's exclusive borrow and the inputs' shared ones taken (named
+    /// `name` in a conflict's error).
+    #[inline(always)]
+    pub(crate) fn flat<const N: usize>(
+        name: &'static str,
+        flat: &FlatOperands<'a, N>,
+        out_dtype: DType,
+        common_dtype: DType,
+    ) -> Result<Self> {
+        let mut run = SingleRun {
+            ptrs: [core::ptr::null_mut(); INLINE_OPERANDS],
+            dtypes: [DType::Bool; INLINE_OPERANDS],
+            nt: 1 + N,
+            numel: flat.numel,
+            common_dtype: Some(common_dtype),
+            given_out: None,
+            allocated: None,
+            held: [None; INLINE_OPERANDS],
+        };
+        match flat.out {
+            Some(o) => {
+                (run.ptrs[0], run.dtypes[0]) = (o.data, o.dtype);
+                o.flag.acquire(name, true)?;
+                run.held[0] = Some((o.flag, true));
+                run.given_out = Some(o.tensor);
+            }
+            None => {
+                let t = DynTensor::zeros(out_dtype, flat.ins[0].layout.shape())?;
+                (run.ptrs[0], run.dtypes[0]) = (t.data_ptr_bytes(), out_dtype);
+                run.allocated = Some(t);
+            }
+        }
+        for (k, p) in flat.ins.iter().enumerate() {
+            run.acquire_input(name, k + 1, p)?;
+        }
+        Ok(run)
+    }
+
+    /// Records input operand `i` and takes its storage's shared borrow, unless an operand
+    /// before it holds that storage's borrow already (the output's exclusive one covers an
+    /// in-place input). On a conflict the caller drops `self`, releasing the borrows so far.
+    #[inline(always)]
+    fn acquire_input(&mut self, name: &'static str, i: usize, p: &TensorParts<'a>) -> Result<()> {
+        (self.ptrs[i], self.dtypes[i]) = (p.data, p.dtype);
+        let taken = self.held[..i]
+            .iter()
+            .flatten()
+            .any(|&(f, _)| core::ptr::eq(f, p.flag));
+        if !taken {
+            p.flag.acquire(name, false)?;
+            self.held[i] = Some((p.flag, false));
+        }
+        Ok(())
     }
 }
 

@@ -757,6 +757,49 @@ unsafe fn contiguous_binary<A: Element, B: Element, F: Functor<(A, B)>>(
     });
 }
 
+/// The kernel of a unary op over flat operands stored in its computation dtype (`ops::unary`'s
+/// flat tier): `ptrs` are the output's and the input's element 0, each contiguous for `n`
+/// elements of its type, under the caller's borrows (the iterator's contract).
+pub(crate) type FlatUnary = fn(ptrs: &[*mut u8; 2], n: usize);
+
+/// [`FlatUnary`] of the functor `F` (its `Default` value) in `C`: the contiguous loop the
+/// iterator's kernels run, without the layout and dtype tests of [`unary`].
+pub(crate) fn flat_unary<C, F>(ptrs: &[*mut u8; 2], n: usize)
+where
+    C: Element,
+    F: Functor<(C,)> + Default,
+    F::Output: Element,
+{
+    let [po, pa] = *ptrs;
+    // SAFETY: the contract of `FlatUnary`.
+    unsafe { contiguous_unary(&F::default(), po.cast(), pa.cast_const().cast(), n) }
+}
+
+/// [`FlatUnary`] for a binary op (`ops::binary`'s flat tier): the output's and the two inputs'
+/// element 0.
+pub(crate) type FlatBinary = fn(ptrs: &[*mut u8; 3], n: usize);
+
+/// [`FlatBinary`] of the functor `F` (its `Default` value) in `C`: the contiguous loop the
+/// iterator's kernels run, without the layout and dtype tests of [`binary`].
+pub(crate) fn flat_binary<C, F>(ptrs: &[*mut u8; 3], n: usize)
+where
+    C: Element,
+    F: Functor<(C, C)> + Default,
+    F::Output: Element,
+{
+    let [po, pa, pb] = *ptrs;
+    // SAFETY: the contract of `FlatBinary`.
+    unsafe {
+        contiguous_binary(
+            &F::default(),
+            po.cast(),
+            pa.cast_const().cast(),
+            pb.cast_const().cast(),
+            n,
+        )
+    }
+}
+
 /// The loop of [`contiguous_binary`].
 ///
 /// # Safety

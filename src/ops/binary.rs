@@ -7,12 +7,14 @@ use super::plan::{self, BinaryPath, OperandInfo};
 use crate::dispatch_dtypes;
 use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
+use crate::dyn_tensor::TensorParts;
 use crate::element::{Element, convert_value};
 use crate::error::{Error, Result};
 use crate::functors::{self as f, BinaryOp, BindLhs, BindRhs, Functor};
+use crate::iter::single::{self, FlatOperands, SingleRun};
 use crate::iter::{IterConfig, LoopCost, TensorIterator};
 use crate::kernels;
-use crate::promotion::OperandKind;
+use crate::promotion::{OperandKind, promote_types};
 use crate::scalar::Scalar;
 
 /// Where a scalar operand sits.
@@ -185,6 +187,31 @@ fn iter_config<'a>(
 
 /// `op(a, b)` into `out` (or a new tensor), with PyTorch's promotion and checks.
 pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> Result<DynTensor> {
+    // The flat tier (`flat_pair`, `flat_with_scalar`): small contiguous operands of one shape.
+    let grain = cost(op).grain();
+    let fits = |flat_out: Option<TensorParts>, promoted: DType| {
+        flat_out.is_none_or(|o| o.dtype == flat_dtypes(op, promoted).1)
+    };
+    match (a, b) {
+        (Operand::Tensor(x), Operand::Tensor(y)) => {
+            if let Some(flat) = single::flat_operands_of([x, y], out, grain)
+                && flat.numel > 1
+                && fits(flat.out, promote_types(x.dtype(), y.dtype()))
+            {
+                return flat_pair(op, x, y, &flat);
+            }
+        }
+        (Operand::Tensor(t), Operand::Scalar(_)) | (Operand::Scalar(_), Operand::Tensor(t)) => {
+            if let Some(flat) = single::flat_operands_of([t], out, grain)
+                && flat.numel > 1
+                && let promoted = scalar_promotion(a, b)
+                && fits(flat.out, promoted)
+            {
+                return flat_with_scalar(op, a, b, &flat, promoted);
+            }
+        }
+        _ => {}
+    }
     // PyTorch treats a one-element CPU tensor on the right as a scalar: its value, read now
     // (before the iterator borrows the output, which may share its storage).
     let b_value = match b {
@@ -193,19 +220,7 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
     };
     // A tensor's value is known to the plan only while it stays an iterated input
     // (`plan_and_run`).
-    let info = |o: Operand| OperandInfo {
-        dtype: o.dtype(),
-        kind: match o {
-            Operand::Scalar(_) => OperandKind::Scalar,
-            Operand::Tensor(t) if t.ndim() == 0 => OperandKind::ZeroDim,
-            Operand::Tensor(_) => OperandKind::Dimensioned,
-        },
-        value: match o {
-            Operand::Scalar(s) => Some(s),
-            Operand::Tensor(_) => None,
-        },
-    };
-    let (ai, bi) = (info(a), info(b));
+    let (ai, bi) = (operand_info(a), operand_info(b));
     plan::binary_precheck(op, &ai, &bi)?;
     let config = iter_config(op, a, b, out);
     // Small flat ops run without an iterator's geometry (`iter::single`).
@@ -222,6 +237,159 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
         return Ok(run.take_output());
     }
     call.over_iterator(&config)
+}
+
+/// What the plan knows of an operand: a scalar's value; a tensor's dtype and kind (a tensor's
+/// value is known to the plan only while it stays an iterated input, `plan_and_run`).
+#[inline(always)]
+fn operand_info(o: Operand) -> OperandInfo {
+    OperandInfo {
+        dtype: o.dtype(),
+        kind: match o {
+            Operand::Scalar(_) => OperandKind::Scalar,
+            Operand::Tensor(t) if t.ndim() == 0 => OperandKind::ZeroDim,
+            Operand::Tensor(_) => OperandKind::Dimensioned,
+        },
+        value: match o {
+            Operand::Scalar(s) => Some(s),
+            Operand::Tensor(_) => None,
+        },
+    }
+}
+
+/// PyTorch's promotion of a dimensioned tensor and a scalar (`torch.result_type`): the scalar
+/// wins only with a higher category (then the promotion state decides the dtype).
+#[inline(always)]
+fn scalar_promotion(a: Operand, b: Operand) -> DType {
+    let (t, s) = match (a, b) {
+        (Operand::Tensor(t), Operand::Scalar(s)) | (Operand::Scalar(s), Operand::Tensor(t)) => {
+            (t.dtype(), s.dtype())
+        }
+        _ => unreachable!("a tensor and a scalar"),
+    };
+    if s.category() <= t.category() {
+        return t;
+    }
+    let (ai, bi) = (operand_info(a), operand_info(b));
+    plan::common_dtype(&[ai, bi]).unwrap_or(t)
+}
+
+/// The common dtype and the output dtype of `op` when its operands promote to `promoted` (the
+/// iterator's `compute_types` for dimensioned tensors and scalars): moved to the default float
+/// for a `to_float` op; a predicate's output is bool.
+#[inline(always)]
+fn flat_dtypes(op: BinaryOp, promoted: DType) -> (DType, DType) {
+    let common = if op.promotes_int_to_float() && !promoted.is_float() {
+        DType::DEFAULT_FLOAT
+    } else {
+        promoted
+    };
+    let out = if op.is_predicate() {
+        DType::Bool
+    } else {
+        common
+    };
+    (common, out)
+}
+
+/// The flat tier of [`binary`]: two tensors of one shape, contiguous, into a fresh output or a
+/// given one of the result's dtype, one thread's work (`iter::single::flat_operands_of`; a one-element `y` is
+/// left to the general call, which treats it as a scalar, as PyTorch does). Their dtypes
+/// promote by the table alone ([`flat_dtypes`]), so the set-up is the borrows and the
+/// allocation; the checks and the plan are the general call's own
+/// (`BinaryCall::plan_and_run`), and a plan computing in the operands' own dtype runs the op's
+/// contiguous loop directly ([`flat_kernel`]).
+#[inline(never)]
+fn flat_pair(
+    op: BinaryOp,
+    x: &DynTensor,
+    y: &DynTensor,
+    flat: &FlatOperands<2>,
+) -> Result<DynTensor> {
+    let info = |p: &crate::dyn_tensor::TensorParts| OperandInfo {
+        dtype: p.dtype,
+        kind: OperandKind::Dimensioned,
+        value: None,
+    };
+    let (ai, bi) = (info(&flat.ins[0]), info(&flat.ins[1]));
+    plan::binary_precheck(op, &ai, &bi)?;
+    let d = ai.dtype;
+    let (common, out_dtype) = flat_dtypes(op, promote_types(d, bi.dtype));
+    let p = plan::binary_plan_prechecked(op, &ai, &bi, common)?;
+    let mut run = SingleRun::flat(op.name(), flat, out_dtype, common)?;
+    // f16/bf16 take the general call's runner, which goes over f32 blocks.
+    if p.path == BinaryPath::Functor
+        && p.compute == d
+        && bi.dtype == d
+        && !p.check_zero_divisor
+        && !d.is_reduced_float()
+        && let Some(kernel) = flat_kernel(op, d)
+    {
+        kernel(&[run.ptrs[0], run.ptrs[1], run.ptrs[2]], flat.numel);
+    } else {
+        let call = BinaryCall {
+            op,
+            a: Operand::Tensor(x),
+            b: Operand::Tensor(y),
+            ai,
+            bi,
+            b_value: None,
+        };
+        call.plan_and_run(Exec::Single(&run))?;
+    }
+    Ok(run.take_output())
+}
+
+/// The flat tier of [`binary`] for a tensor and a scalar operand (either side): the tensor
+/// contiguous and of at least two elements (a one-element one is a CPU scalar to PyTorch), into
+/// a fresh output or a given one of the result's dtype, one thread's work. The plan and its
+/// runner are the general call's (the scalar bound into the functor).
+#[inline(never)]
+fn flat_with_scalar(
+    op: BinaryOp,
+    a: Operand,
+    b: Operand,
+    flat: &FlatOperands<1>,
+    promoted: DType,
+) -> Result<DynTensor> {
+    let info = |o: Operand| OperandInfo {
+        dtype: o.dtype(),
+        // The tensor has two elements or more: dimensioned.
+        kind: match o {
+            Operand::Scalar(_) => OperandKind::Scalar,
+            Operand::Tensor(_) => OperandKind::Dimensioned,
+        },
+        value: match o {
+            Operand::Scalar(s) => Some(s),
+            Operand::Tensor(_) => None,
+        },
+    };
+    let (ai, bi) = (info(a), info(b));
+    plan::binary_precheck(op, &ai, &bi)?;
+    let (common, out_dtype) = flat_dtypes(op, promoted);
+    let mut run = SingleRun::flat(op.name(), flat, out_dtype, common)?;
+    let call = BinaryCall {
+        op,
+        a,
+        b,
+        ai,
+        bi,
+        b_value: None,
+    };
+    call.plan_and_run(Exec::Single(&run))?;
+    Ok(run.take_output())
+}
+
+/// The flat tier's kernel of `op` computing in `d`, for every dtype of its table line.
+fn flat_kernel(op: BinaryOp, d: DType) -> Option<kernels::FlatBinary> {
+    macro_rules! dispatch {
+        (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
+            match op {$(
+                BinaryOp::$Op => dispatch_dtypes!(d, $dtypes, C => Some(kernels::flat_binary::<C, f::$Op> as kernels::FlatBinary), _ => None),
+            )*}
+        };
+    }
+    crate::binary_op_table!(dispatch)
 }
 
 /// One call of a binary op, checked and described for the plan.

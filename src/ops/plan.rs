@@ -138,7 +138,7 @@ pub fn binary_plan(
 
 /// [`binary_plan`] for operands that passed [`binary_precheck`] (the runner checks them before
 /// it sets up the iterator).
-#[inline]
+#[inline(always)]
 pub(crate) fn binary_plan_prechecked(
     op: BinaryOp,
     a: &OperandInfo,

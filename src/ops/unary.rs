@@ -7,6 +7,7 @@ use crate::dyn_tensor::DynTensor;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::functors::{self as f, Functor, OpFlag, UnaryOp};
+use crate::iter::single::{self, FlatOperands, SingleRun};
 use crate::iter::{IterConfig, LoopCost};
 use crate::kernels;
 
@@ -104,6 +105,12 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
             out,
         );
     }
+    let grain = LoopCost::from(op.info().cost).grain();
+    if let Some(flat) = single::flat_operands_of([a], out, grain)
+        && flat.out.is_none_or(|o| o.dtype == flat_dtypes(op, ad).1)
+    {
+        return unary_flat(op, compute, &flat);
+    }
     let config = unary_config(
         op.name(),
         op.promotes_int_to_float(),
@@ -112,12 +119,62 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
         out,
     );
     // Small flat ops run without an iterator's geometry (`iter::single`).
-    let grain = LoopCost::from(op.info().cost).grain();
     if let Some(mut run) = config.build_single_run(grain)? {
         run_op(op, compute, Exec::Single(&run))?;
         return Ok(run.take_output());
     }
     unary_over_iterator(op, compute, &config)
+}
+
+/// The common dtype and the output dtype of `op` over a dimensioned tensor of dtype `d`: the
+/// iterator's rules for one input (`unary_config`): the default float for a float op's integer
+/// or bool input, bool for a predicate.
+#[inline(always)]
+fn flat_dtypes(op: UnaryOp, d: DType) -> (DType, DType) {
+    let common = if op.promotes_int_to_float() && !d.is_float() {
+        DType::DEFAULT_FLOAT
+    } else {
+        d
+    };
+    let out = if op.is_predicate() {
+        DType::Bool
+    } else {
+        common
+    };
+    (common, out)
+}
+
+/// The flat tier of [`unary`]: a contiguous tensor into a fresh output or a given one of the
+/// result's dtype, one thread's work (`iter::single::flat_operands_of`): the set-up is the
+/// borrows and the allocation; computing in the input's own dtype, the op's contiguous loop
+/// runs directly ([`flat_kernel`]), else the general runner over the single run.
+#[inline(never)]
+fn unary_flat(op: UnaryOp, compute: DType, flat: &FlatOperands<1>) -> Result<DynTensor> {
+    let d = flat.ins[0].dtype;
+    let (common, out_dtype) = flat_dtypes(op, d);
+    let mut run = SingleRun::flat(op.name(), flat, out_dtype, common)?;
+    // f16/bf16 take the general runner, which goes over f32 blocks.
+    if compute == d
+        && !d.is_reduced_float()
+        && let Some(kernel) = flat_kernel(op, d)
+    {
+        kernel(&[run.ptrs[0], run.ptrs[1]], flat.numel);
+    } else {
+        run_op(op, compute, Exec::Single(&run))?;
+    }
+    Ok(run.take_output())
+}
+
+/// The flat tier's kernel of `op` computing in `d`, for every dtype of its table line.
+fn flat_kernel(op: UnaryOp, d: DType) -> Option<kernels::FlatUnary> {
+    macro_rules! dispatch {
+        (() $($Op:ident $name:ident: $dtypes:ident -> $result:ident, $cost:ident [$($flag:ident)*];)*) => {
+            match op {$(
+                UnaryOp::$Op => dispatch_dtypes!(d, $dtypes, C => Some(kernels::flat_unary::<C, f::$Op> as kernels::FlatUnary), _ => None),
+            )*}
+        };
+    }
+    crate::unary_op_table!(dispatch)
 }
 
 /// [`unary`] over a built iterator, out of line (see `binary::binary_over_iterator`).
