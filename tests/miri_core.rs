@@ -400,7 +400,10 @@ fn flat_tier_fresh_given_in_place_and_mixed() {
     let a = t(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
     let b = t(&[0.5, 0.25, 2.0, 1.0, 4.0, 8.0], &[2, 3]);
     assert_eq!((&a * &b).to_vec(), vec![0.5, 0.5, 6.0, 4.0, 20.0, 48.0]);
-    assert_eq!(a.lt(&b).to_vec(), vec![false, false, false, false, false, true]);
+    assert_eq!(
+        a.lt(&b).to_vec(),
+        vec![false, false, false, false, false, true]
+    );
     // into a given output, and in place (the output is the first input: one exclusive borrow)
     let mut out = Tensor::<f32>::zeros(&[2, 3]);
     a.sub_out(&b, &mut out);
@@ -418,13 +421,18 @@ fn flat_tier_fresh_given_in_place_and_mixed() {
     assert_eq!((&i * 2).to_vec(), vec![2, 4, 6, 8, 10, 12]);
     let di = DynTensor::from(i.clone());
     assert_eq!(
-        di.try_floor_divide(&DynTensor::from(i.clone())).unwrap().dtype(),
+        di.try_floor_divide(&DynTensor::from(i.clone()))
+            .unwrap()
+            .dtype(),
         DType::I64
     );
     let zero = DynTensor::from(Tensor::<i64>::zeros(&[2, 3]));
     assert!(di.try_remainder(&zero).is_err());
     let h = DynTensor::from(a.clone()).to(DType::F16);
-    assert_eq!(h.add(&h).to(DType::F32).to_values(), DynTensor::from(&a + &a).to_values());
+    assert_eq!(
+        h.add(&h).to(DType::F32).to_values(),
+        DynTensor::from(&a + &a).to_values()
+    );
     // unary: own dtype, integer to float, in place
     assert_eq!(a.neg().to_vec(), vec![-1.0, -2.0, -3.0, -4.0, -5.0, -6.0]);
     assert_eq!(DynTensor::from(i).sqrt().dtype(), DType::F32);

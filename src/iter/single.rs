@@ -209,7 +209,10 @@ pub(crate) fn flat_operands_of<'a, const N: usize>(
 ) -> Option<FlatOperands<'a, N>> {
     let ins = ins.map(|t| t.parts());
     let shape = ins[0].layout.shape();
-    if ins[1..].iter().any(|p| p.layout.shape() != shape) {
+    // Compared element by element: a slice `!=` calls `memcmp`, a tenth of a tiny op's checks.
+    let same_shape =
+        |s: &[usize]| s.len() == shape.len() && s.iter().zip(shape).all(|(x, y)| x == y);
+    if !ins[1..].iter().all(|p| same_shape(p.layout.shape())) {
         return None;
     }
     // Existing tensors: the element count of their shape cannot overflow.
@@ -223,7 +226,7 @@ pub(crate) fn flat_operands_of<'a, const N: usize>(
         // the identical view (in place); at another it overlaps partially or not at all, which
         // the iterator's overlap check decides.
         let shared = |p: &TensorParts| o.same_storage(p) && o.data != p.data;
-        if o.layout.shape() != shape || !o.layout.is_contiguous() || ins.iter().any(shared) {
+        if !same_shape(o.layout.shape()) || !o.layout.is_contiguous() || ins.iter().any(shared) {
             return None;
         }
     }
@@ -231,17 +234,15 @@ pub(crate) fn flat_operands_of<'a, const N: usize>(
 }
 
 impl<'a> SingleRun<'a> {
-    /// The single run of [`FlatOperands`] into their given output or a fresh zeroed one of
-    /// `out_dtype`: the output's exclusive borrow and the inputs' shared ones taken (named
-    /// `name` in a conflict's error).
+    /// An empty single run of `N` inputs over `flat`'s `numel` elements, to be set up in place
+    /// by [`SingleRun::take_flat`] (built where it is used: returning a set-up run in a
+    /// `Result` moved its ~200 bytes).
     #[inline(always)]
-    pub(crate) fn flat<const N: usize>(
-        name: &'static str,
+    pub(crate) fn for_flat<const N: usize>(
         flat: &FlatOperands<'a, N>,
-        out_dtype: DType,
         common_dtype: DType,
-    ) -> Result<Self> {
-        let mut run = SingleRun {
+    ) -> Self {
+        SingleRun {
             ptrs: [core::ptr::null_mut(); INLINE_OPERANDS],
             dtypes: [DType::Bool; INLINE_OPERANDS],
             nt: 1 + N,
@@ -250,24 +251,37 @@ impl<'a> SingleRun<'a> {
             given_out: None,
             allocated: None,
             held: [None; INLINE_OPERANDS],
-        };
+        }
+    }
+
+    /// Sets up the run of [`FlatOperands`] into their given output or a fresh zeroed one of
+    /// `out_dtype`: the output's exclusive borrow and the inputs' shared ones taken (named
+    /// `name` in a conflict's error; on an error the run is dropped, releasing them).
+    #[inline(always)]
+    pub(crate) fn take_flat<const N: usize>(
+        &mut self,
+        name: &'static str,
+        flat: &FlatOperands<'a, N>,
+        out_dtype: DType,
+    ) -> Result<()> {
         match flat.out {
             Some(o) => {
-                (run.ptrs[0], run.dtypes[0]) = (o.data, o.dtype);
+                (self.ptrs[0], self.dtypes[0]) = (o.data, o.dtype);
                 o.flag.acquire(name, true)?;
-                run.held[0] = Some((o.flag, true));
-                run.given_out = Some(o.tensor);
+                self.held[0] = Some((o.flag, true));
+                self.given_out = Some(o.tensor);
             }
             None => {
-                let t = DynTensor::zeros(out_dtype, flat.ins[0].layout.shape())?;
-                (run.ptrs[0], run.dtypes[0]) = (t.data_ptr_bytes(), out_dtype);
-                run.allocated = Some(t);
+                let t = self
+                    .allocated
+                    .insert(DynTensor::zeros(out_dtype, flat.ins[0].layout.shape())?);
+                (self.ptrs[0], self.dtypes[0]) = (t.data_ptr_bytes(), out_dtype);
             }
         }
         for (k, p) in flat.ins.iter().enumerate() {
-            run.acquire_input(name, k + 1, p)?;
+            self.acquire_input(name, k + 1, p)?;
         }
-        Ok(run)
+        Ok(())
     }
 
     /// Records input operand `i` and takes its storage's shared borrow, unless an operand

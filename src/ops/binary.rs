@@ -316,7 +316,8 @@ fn flat_pair(
     let d = ai.dtype;
     let (common, out_dtype) = flat_dtypes(op, promote_types(d, bi.dtype));
     let p = plan::binary_plan_prechecked(op, &ai, &bi, common)?;
-    let mut run = SingleRun::flat(op.name(), flat, out_dtype, common)?;
+    let mut run = SingleRun::for_flat(flat, common);
+    run.take_flat(op.name(), flat, out_dtype)?;
     // f16/bf16 take the general call's runner, which goes over f32 blocks.
     if p.path == BinaryPath::Functor
         && p.compute == d
@@ -367,7 +368,8 @@ fn flat_with_scalar(
     let (ai, bi) = (info(a), info(b));
     plan::binary_precheck(op, &ai, &bi)?;
     let (common, out_dtype) = flat_dtypes(op, promoted);
-    let mut run = SingleRun::flat(op.name(), flat, out_dtype, common)?;
+    let mut run = SingleRun::for_flat(flat, common);
+    run.take_flat(op.name(), flat, out_dtype)?;
     let call = BinaryCall {
         op,
         a,

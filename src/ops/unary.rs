@@ -152,7 +152,8 @@ fn flat_dtypes(op: UnaryOp, d: DType) -> (DType, DType) {
 fn unary_flat(op: UnaryOp, compute: DType, flat: &FlatOperands<1>) -> Result<DynTensor> {
     let d = flat.ins[0].dtype;
     let (common, out_dtype) = flat_dtypes(op, d);
-    let mut run = SingleRun::flat(op.name(), flat, out_dtype, common)?;
+    let mut run = SingleRun::for_flat(flat, common);
+    run.take_flat(op.name(), flat, out_dtype)?;
     // f16/bf16 take the general runner, which goes over f32 blocks.
     if compute == d
         && !d.is_reduced_float()
