@@ -710,3 +710,27 @@ fn results_do_not_depend_on_the_vector_isa() {
     }
     assert!(baseline.iter().filter(|(_, r)| r.is_ok()).count() > 1000);
 }
+
+#[test]
+fn flat_tier_reports_errors_in_the_general_order() {
+    // An op that refuses the dtypes on an operand another operation is writing: the general
+    // call takes the borrows before the plan, so the conflict is reported; the flat tier too.
+    let a = DynTensor::zeros(DType::F32, &[4]).unwrap();
+    let b = DynTensor::zeros(DType::F32, &[4]).unwrap();
+    let strided = strided_copy(&a).unwrap();
+    for target in [&a, &strided] {
+        let w = target.share();
+        let writer = weft::IterConfig::new()
+            .add_output(&w)
+            .add_input(&b)
+            .build()
+            .unwrap();
+        let err = binary(BinaryOp::BitwiseAnd, target.into(), (&b).into(), None).unwrap_err();
+        assert!(
+            matches!(err, weft::Error::BorrowConflict { .. }),
+            "{err} (contiguous: {})",
+            target.is_contiguous()
+        );
+        drop(writer);
+    }
+}

@@ -6,8 +6,7 @@ use super::exec::Exec;
 use super::plan::{self, BinaryPath, OperandInfo};
 use crate::dispatch_dtypes;
 use crate::dtype::DType;
-use crate::dyn_tensor::DynTensor;
-use crate::dyn_tensor::TensorParts;
+use crate::dyn_tensor::{DynTensor, TensorParts};
 use crate::element::{Element, convert_value};
 use crate::error::{Error, Result};
 use crate::functors::{self as f, BinaryOp, BindLhs, BindRhs, Functor};
@@ -189,25 +188,22 @@ fn iter_config<'a>(
 pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> Result<DynTensor> {
     // The flat tier (`flat_pair`, `flat_with_scalar`): small contiguous operands of one shape.
     let grain = cost(op).grain();
-    let fits = |flat_out: Option<TensorParts>, promoted: DType| {
-        flat_out.is_none_or(|o| o.dtype == flat_dtypes(op, promoted).1)
-    };
     match (a, b) {
         (Operand::Tensor(x), Operand::Tensor(y)) => {
             if let Some(flat) = single::flat_operands_of([x, y], out, grain)
                 && flat.numel > 1
-                && fits(flat.out, promote_types(x.dtype(), y.dtype()))
+                && let Some(dtypes) = flat_dtypes(op, promote_types(x.dtype(), y.dtype()), &flat)
             {
-                return flat_pair(op, x, y, &flat);
+                return flat_pair(op, x, y, &flat, dtypes);
             }
         }
         (Operand::Tensor(t), Operand::Scalar(_)) | (Operand::Scalar(_), Operand::Tensor(t)) => {
             if let Some(flat) = single::flat_operands_of([t], out, grain)
                 && flat.numel > 1
-                && let promoted = scalar_promotion(a, b)
-                && fits(flat.out, promoted)
+                && let (ai, bi) = (operand_info(a), operand_info(b))
+                && let Some(dtypes) = flat_dtypes(op, scalar_promotion(&ai, &bi), &flat)
             {
-                return flat_with_scalar(op, a, b, &flat, promoted);
+                return flat_with_scalar(op, a, b, [ai, bi], &flat, dtypes);
             }
         }
         _ => {}
@@ -232,7 +228,7 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> 
         bi,
         b_value,
     };
-    if let Some(mut run) = config.build_single_run(cost(op).grain())? {
+    if let Some(mut run) = config.build_single_run(grain)? {
         call.plan_and_run(Exec::Single(&run))?;
         return Ok(run.take_output());
     }
@@ -257,45 +253,43 @@ fn operand_info(o: Operand) -> OperandInfo {
     }
 }
 
-/// PyTorch's promotion of a dimensioned tensor and a scalar (`torch.result_type`): the scalar
-/// wins only with a higher category (then the promotion state decides the dtype).
+/// PyTorch's promotion of a dimensioned tensor and a scalar (`torch.result_type`, either
+/// side): the scalar wins only with a higher category (then the promotion state decides).
 #[inline(always)]
-fn scalar_promotion(a: Operand, b: Operand) -> DType {
-    let (t, s) = match (a, b) {
-        (Operand::Tensor(t), Operand::Scalar(s)) | (Operand::Scalar(s), Operand::Tensor(t)) => {
-            (t.dtype(), s.dtype())
-        }
-        _ => unreachable!("a tensor and a scalar"),
+fn scalar_promotion(ai: &OperandInfo, bi: &OperandInfo) -> DType {
+    let (t, s) = if ai.kind == OperandKind::Scalar {
+        (bi.dtype, ai.dtype)
+    } else {
+        (ai.dtype, bi.dtype)
     };
     if s.category() <= t.category() {
         return t;
     }
-    let (ai, bi) = (operand_info(a), operand_info(b));
-    plan::common_dtype(&[ai, bi]).unwrap_or(t)
+    plan::common_dtype(&[*ai, *bi]).unwrap_or(t)
 }
 
-/// The common dtype and the output dtype of `op` when its operands promote to `promoted` (the
-/// iterator's `compute_types` for dimensioned tensors and scalars): moved to the default float
-/// for a `to_float` op; a predicate's output is bool.
+/// The common (computation) dtype and the output dtype of `op` when its operands promote to
+/// `promoted`, by the op's table line (`OpInfo::compute_dtype`: the default float for a
+/// `to_float` op's integers; `out_dtype`: bool for a predicate), which is what the iterator's
+/// `compute_types` gives these operands. `None` (the general call then reports it) when the
+/// op refuses the dtype, or when a given output is not of the result's dtype (a cast).
 #[inline(always)]
-fn flat_dtypes(op: BinaryOp, promoted: DType) -> (DType, DType) {
-    let common = if op.promotes_int_to_float() && !promoted.is_float() {
-        DType::DEFAULT_FLOAT
-    } else {
-        promoted
-    };
-    let out = if op.is_predicate() {
-        DType::Bool
-    } else {
-        common
-    };
-    (common, out)
+fn flat_dtypes<const N: usize>(
+    op: BinaryOp,
+    promoted: DType,
+    flat: &FlatOperands<N>,
+) -> Option<(DType, DType)> {
+    let common = op.compute_dtype(promoted)?;
+    let out = op.out_dtype(common);
+    flat.out
+        .is_none_or(|o| o.dtype == out)
+        .then_some((common, out))
 }
 
 /// The flat tier of [`binary`]: two tensors of one shape, contiguous, into a fresh output or a
-/// given one of the result's dtype, one thread's work (`iter::single::flat_operands_of`; a one-element `y` is
-/// left to the general call, which treats it as a scalar, as PyTorch does). Their dtypes
-/// promote by the table alone ([`flat_dtypes`]), so the set-up is the borrows and the
+/// given one of the result's dtype, one thread's work (`iter::single::flat_operands_of`; a
+/// one-element `y` is left to the general call, which treats it as a scalar, as PyTorch does).
+/// Their dtypes promote by the table alone ([`flat_dtypes`]), so the set-up is the borrows and the
 /// allocation; the checks and the plan are the general call's own
 /// (`BinaryCall::plan_and_run`), and a plan computing in the operands' own dtype runs the op's
 /// contiguous loop directly ([`flat_kernel`]).
@@ -305,8 +299,9 @@ fn flat_pair(
     x: &DynTensor,
     y: &DynTensor,
     flat: &FlatOperands<2>,
+    (common, out_dtype): (DType, DType),
 ) -> Result<DynTensor> {
-    let info = |p: &crate::dyn_tensor::TensorParts| OperandInfo {
+    let info = |p: &TensorParts| OperandInfo {
         dtype: p.dtype,
         kind: OperandKind::Dimensioned,
         value: None,
@@ -314,10 +309,11 @@ fn flat_pair(
     let (ai, bi) = (info(&flat.ins[0]), info(&flat.ins[1]));
     plan::binary_precheck(op, &ai, &bi)?;
     let d = ai.dtype;
-    let (common, out_dtype) = flat_dtypes(op, promote_types(d, bi.dtype));
-    let p = plan::binary_plan_prechecked(op, &ai, &bi, common)?;
     let mut run = SingleRun::for_flat(flat, common);
     run.take_flat(op.name(), flat, out_dtype)?;
+    // The plan after the borrows, as in the general call (a refused dtype and a borrow conflict
+    // at once report the conflict on both).
+    let p = plan::binary_plan_prechecked(op, &ai, &bi, common)?;
     // f16/bf16 take the general call's runner, which goes over f32 blocks.
     if p.path == BinaryPath::Functor
         && p.compute == d
@@ -350,24 +346,11 @@ fn flat_with_scalar(
     op: BinaryOp,
     a: Operand,
     b: Operand,
+    [ai, bi]: [OperandInfo; 2],
     flat: &FlatOperands<1>,
-    promoted: DType,
+    (common, out_dtype): (DType, DType),
 ) -> Result<DynTensor> {
-    let info = |o: Operand| OperandInfo {
-        dtype: o.dtype(),
-        // The tensor has two elements or more: dimensioned.
-        kind: match o {
-            Operand::Scalar(_) => OperandKind::Scalar,
-            Operand::Tensor(_) => OperandKind::Dimensioned,
-        },
-        value: match o {
-            Operand::Scalar(s) => Some(s),
-            Operand::Tensor(_) => None,
-        },
-    };
-    let (ai, bi) = (info(a), info(b));
     plan::binary_precheck(op, &ai, &bi)?;
-    let (common, out_dtype) = flat_dtypes(op, promoted);
     let mut run = SingleRun::for_flat(flat, common);
     run.take_flat(op.name(), flat, out_dtype)?;
     let call = BinaryCall {

@@ -106,8 +106,10 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
         );
     }
     let grain = LoopCost::from(op.info().cost).grain();
+    // The flat tier: a given output must be of the result's dtype (the table's `out_dtype`,
+    // what the iterator's rules give one input), else the general call casts into it.
     if let Some(flat) = single::flat_operands_of([a], out, grain)
-        && flat.out.is_none_or(|o| o.dtype == flat_dtypes(op, ad).1)
+        && flat.out.is_none_or(|o| o.dtype == op.out_dtype(compute))
     {
         return unary_flat(op, compute, &flat);
     }
@@ -126,24 +128,6 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
     unary_over_iterator(op, compute, &config)
 }
 
-/// The common dtype and the output dtype of `op` over a dimensioned tensor of dtype `d`: the
-/// iterator's rules for one input (`unary_config`): the default float for a float op's integer
-/// or bool input, bool for a predicate.
-#[inline(always)]
-fn flat_dtypes(op: UnaryOp, d: DType) -> (DType, DType) {
-    let common = if op.promotes_int_to_float() && !d.is_float() {
-        DType::DEFAULT_FLOAT
-    } else {
-        d
-    };
-    let out = if op.is_predicate() {
-        DType::Bool
-    } else {
-        common
-    };
-    (common, out)
-}
-
 /// The flat tier of [`unary`]: a contiguous tensor into a fresh output or a given one of the
 /// result's dtype, one thread's work (`iter::single::flat_operands_of`): the set-up is the
 /// borrows and the allocation; computing in the input's own dtype, the op's contiguous loop
@@ -151,9 +135,8 @@ fn flat_dtypes(op: UnaryOp, d: DType) -> (DType, DType) {
 #[inline(never)]
 fn unary_flat(op: UnaryOp, compute: DType, flat: &FlatOperands<1>) -> Result<DynTensor> {
     let d = flat.ins[0].dtype;
-    let (common, out_dtype) = flat_dtypes(op, d);
-    let mut run = SingleRun::for_flat(flat, common);
-    run.take_flat(op.name(), flat, out_dtype)?;
+    let mut run = SingleRun::for_flat(flat, compute);
+    run.take_flat(op.name(), flat, op.out_dtype(compute))?;
     // f16/bf16 take the general runner, which goes over f32 blocks.
     if compute == d
         && !d.is_reduced_float()
