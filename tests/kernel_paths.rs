@@ -276,6 +276,21 @@ fn small_values(dtype: DType, shape: &[usize], seed: u64) -> DynTensor {
     if dtype.is_float() { t.mul(0.75) } else { t }
 }
 
+/// The operands of `flat_tier_matches_iterator_path`'s `form`: 0 and 1 the two tensors, 2/3 a
+/// float/int scalar on the right of `a`, 4 an int scalar on its left.
+fn form_operands<'a>(
+    form: u8,
+    a: &'a DynTensor,
+    b: &'a DynTensor,
+) -> (weft::ops::Operand<'a>, weft::ops::Operand<'a>) {
+    match form {
+        0 | 1 => (a.into(), b.into()),
+        2 => (a.into(), Scalar::Float(1.25).into()),
+        3 => (a.into(), Scalar::Int(3).into()),
+        _ => (Scalar::Int(3).into(), a.into()),
+    }
+}
+
 #[test]
 fn flat_tier_matches_iterator_path() {
     // Small contiguous operands of one shape (any two dtypes, or a tensor and a scalar on either
@@ -300,12 +315,7 @@ fn flat_tier_matches_iterator_path() {
             // form 0: two tensors of one dtype, 1: of two dtypes, 2/3: a float/int scalar on
             // the right, 4: an int scalar on the left.
             let b = if form == 0 { b.to(da) } else { b };
-            let (x, y): (weft::ops::Operand, weft::ops::Operand) = match form {
-                0 | 1 => ((&a).into(), (&b).into()),
-                2 => ((&a).into(), Scalar::Float(1.25).into()),
-                3 => ((&a).into(), Scalar::Int(3).into()),
-                _ => (Scalar::Int(3).into(), (&a).into()),
-            };
+            let (x, y) = form_operands(form, &a, &b);
             let fast = outcome(binary(op, x, y, None));
             if let Ok((rd, _)) = &fast {
                 // A given contiguous output: the flat tier too.
@@ -320,12 +330,7 @@ fn flat_tier_matches_iterator_path() {
             }
             // A strided copy of `a`: the iterator.
             if let Some(view) = strided_copy(&a) {
-                let (x, y): (weft::ops::Operand, weft::ops::Operand) = match form {
-                    0 | 1 => ((&view).into(), (&b).into()),
-                    2 => ((&view).into(), Scalar::Float(1.25).into()),
-                    3 => ((&view).into(), Scalar::Int(3).into()),
-                    _ => (Scalar::Int(3).into(), (&view).into()),
-                };
+                let (x, y) = form_operands(form, &view, &b);
                 let strided = outcome(binary(op, x, y, None));
                 prop_assert_eq!(&fast, &strided, "{:?} {:?} {:?} strided", op, da, db);
             }
