@@ -16,7 +16,9 @@
 #     3. the bandwidth report at 2^28 elements (BANDWIDTH_LOG2 to change): device copy, then add,
 #        bcast_add, transposed_add, add_scalar, mixed_i64_f32, exp, where as fractions of copy.
 #        Aim: add >= 0.85 of copy; bcast_add and add_scalar within 1.1x of add; transposed
-#        within 1.5x. Record the table in BENCHMARKS.md.
+#        within 1.5x. Record the table in BENCHMARKS.md;
+#     4. the same cases in PyTorch on the same GPU (gpu/torch_bandwidth.py, when python3 has torch);
+#     5. compute-sanitizer memcheck over the GPU tests (when the tool is on the PATH).
 # Everything is also written to $OUT (the device tool returns that folder) or target/device-report.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"; cd "$root"
@@ -75,6 +77,20 @@ exec > >(tee "$log") 2>&1
     "$bin/gpu_bandwidth" "${BANDWIDTH_LOG2:-28}" | tee "$report/bandwidth.md" || status=1
   else
     echo "missing $bin/gpu_bandwidth"; status=1
+  fi
+  echo; echo "== PyTorch on the same GPU, same cases (gpu/torch_bandwidth.py; informational)"
+  if python3 -c 'import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+    timeout 120 python3 gpu/torch_bandwidth.py "${BANDWIDTH_LOG2:-28}" | tee "$report/torch-bandwidth.md"
+  else
+    echo "no python3 torch with CUDA here: skipped"
+  fi
+  echo; echo "== compute-sanitizer memcheck over the GPU tests (if the tool is there)"
+  sanitizer="$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)"
+  if [[ -n "$sanitizer" && -x "$bin/cuda-tests" ]]; then
+    WEFT_REQUIRE_GPU=1 timeout "${SANITIZER_TIMEOUT:-150}" "$sanitizer" --tool memcheck --error-exitcode 3 \
+      "$bin/cuda-tests" --test-threads=1 || status=1
+  else
+    echo "compute-sanitizer not found: skipped"
   fi
   echo; echo "device checks: $([[ $status == 0 ]] && echo PASSED || echo FAILED)"
 }

@@ -1,5 +1,5 @@
 #![cfg(feature = "cuda")]
-//! The golden cases of ops.json on the GPU (feature `cuda`): every case runs through the device
+//! The golden cases of ops.json and ops_more.json on the GPU (feature `cuda`): every case runs through the device
 //! ops (`CudaTensor::try_*`), its operands uploaded with their torch layouts (storage, strides,
 //! offset), and must match PyTorch like the CPU ops layer does. Without a driver: prints that it
 //! is skipped (with `WEFT_REQUIRE_GPU=1`, as gpu/run-device-checks.sh sets, it fails instead).
@@ -88,18 +88,31 @@ impl Evaluator for Gpu {
     }
 }
 
-#[test]
-fn golden_ops_on_the_gpu() {
-    let ctx = match CudaContext::new(0) {
-        Ok(c) => c,
+/// The device context, or `None` (skip) without a driver unless `WEFT_REQUIRE_GPU=1`.
+fn gpu_or_skip() -> Option<CudaContext> {
+    match CudaContext::new(0) {
+        Ok(c) => Some(c),
         Err(Error::Device { reason })
             if std::env::var("WEFT_REQUIRE_GPU").as_deref() != Ok("1") =>
         {
             eprintln!("skipped (no GPU on this machine): {reason}");
-            return;
+            None
         }
         Err(e) => panic!("CUDA device 0 unusable: {e}"),
-    };
+    }
+}
+
+/// ops_more.json (55 more ops, unary and binary by name) on the device, as on the CPU.
+#[test]
+fn golden_ops_more_on_the_gpu() {
+    let Some(ctx) = gpu_or_skip() else { return };
+    let g = golden::load(&golden::golden_dir(), "ops_more.json");
+    golden::run(&g, &Gpu(ctx)).assert_ok();
+}
+
+#[test]
+fn golden_ops_on_the_gpu() {
+    let Some(ctx) = gpu_or_skip() else { return };
     let mut g = golden::load_ops();
     let before = g.cases.len();
     g.cases.retain(|c| !NOT_ON_DEVICE.contains(&c.op.as_str()));

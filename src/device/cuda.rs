@@ -238,7 +238,8 @@ impl CudaContext {
     ///   fields, `#[repr(C)]` or otherwise laid out alike on host and nvptx64), and that
     ///   type's [`DynFunctor::signature`](crate::ops::custom::DynFunctor::signature) for `t` is
     ///   the one the kernel was compiled with (`gpu_user_kernels!` writes both from one list);
-    /// * it accesses no memory but the elements its layout argument describes.
+    /// * it accesses no memory but the elements its layout argument describes, and writes every
+    ///   element of its output (a launch's output is not zeroed first).
     ///
     /// PTX built by `gpu/build-user-ptx.sh` from a crate whose functors are all listed in its
     /// `gpu_user_kernels!`, from the weft version the program links, meets this. A PTX from
@@ -371,6 +372,25 @@ impl CudaContext {
         Ok(CudaTensor {
             ctx: self.clone(),
             buf: Arc::new(self.alloc_bytes(n * dtype.size())?),
+            dtype,
+            layout: Layout::contiguous(shape),
+        })
+    }
+
+    /// A contiguous tensor for an elementwise launch to fill: not zeroed (a memset of the
+    /// whole output cost a fifth of a 2^28-element `add` on an H200), so it is only ever
+    /// returned after a launch that writes every element (`launch_from`: its kernels cover
+    /// `0..numel` of a contiguous output; a failed launch drops it unread).
+    fn launch_output(&self, dtype: DType, shape: &[usize]) -> Result<CudaTensor> {
+        let n = checked_numel(shape, dtype.size())?;
+        // SAFETY: the bytes are device memory, never read by the host before the launch that
+        // writes all of them (see above); the stream orders that launch before any later copy
+        // out. Until then no `&[T]` of them exists on the host.
+        let buf = unsafe { self.inner.stream.alloc::<u8>((n * dtype.size()).max(1)) }
+            .map_err(|e| device_error("device allocation", e))?;
+        Ok(CudaTensor {
+            ctx: self.clone(),
+            buf: Arc::new(buf),
             dtype,
             layout: Layout::contiguous(shape),
         })
@@ -514,7 +534,8 @@ impl CudaContext {
     /// Kernel `{op}_{kernel_t}_{c|s}` of the loaded modules must have been compiled for a functor
     /// of type `F` (same fields and layout) with the signature `types`: output dtype `types[0]`,
     /// argument `k` of dtype `types[k + 1]` (a kernel reading 8-byte elements from a buffer of
-    /// 4-byte ones reads past its end).
+    /// 4-byte ones reads past its end), and it must write every element of its output (which
+    /// is not zeroed first).
     pub unsafe fn launch_user<F: Copy>(
         &self,
         op: &str,
@@ -649,7 +670,7 @@ impl CudaContext {
         if let Some(extra) = also_broadcast {
             shape = crate::iter::broadcast_shapes("cuda launch", &shape, extra)?.to_vec();
         }
-        let out = self.zeros(out_dtype, &shape)?;
+        let out = self.launch_output(out_dtype, &shape)?;
         let numel = out.numel();
         if numel == 0 {
             return Ok(out);

@@ -146,11 +146,15 @@ macro_rules! shift_impls {
             type Output = $t;
             #[inline(always)]
             fn call(&self, (a, b): ($t, $t)) -> $t {
-                if (b as $s) < 0 || (b as $s as i64) >= <$t>::BITS as i64 {
-                    0
-                } else {
-                    a.wrapping_shl(b as u32)
-                }
+                // The amount saturated at BITS (a negative one, read as signed, is huge as
+                // u64), applied in two halves, each < BITS: BITS shifts everything out, with no
+                // select. With `b out of range ? 0 : a << b`, LLVM's NVPTX backend folded the
+                // select into one PTX `shl` (which gives 0 for amounts >= the width) fed only
+                // b's low 32 bits, also when the test was on a saturated amount: an i64 shifted
+                // by 2^53 + 1 came out shifted by 1 on the GPU (ops_more.json on an H200).
+                let s = (b as $s as i64 as u64).min(<$t>::BITS as u64) as u32;
+                let half = s / 2;
+                a.wrapping_shl(half).wrapping_shl(s - half)
             }
         }
         impl Functor<($t, $t)> for BitwiseRightShift {
