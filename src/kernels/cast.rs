@@ -65,9 +65,10 @@ crate::dtype_types!(int => from_float!());
 /// `c as u64` for `c` in [0, 2^64) or 0 (after the range select of `from_float!`).
 #[inline(always)]
 fn u64_from_f64_in_range(c: f64) -> u64 {
-    let bits = c.to_bits();
+    // Without the sign bit: `c` may be -0 (in the range test's [0, 2^64)).
+    let bits = c.to_bits() & !(1u64 << 63);
     let m = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
-    // c = m · 2^e (for c = 0: e = -1075, a shift past every bit).
+    // c = m · 2^e (for c = ±0: e = -1075, a shift past every bit).
     let e = ((bits >> 52) as i64) - 1075;
     // e <= 11 for c < 2^64, so the left shift keeps every bit it should.
     let left = m.wrapping_shl(e as u32);
