@@ -53,6 +53,19 @@ const ERF_P: [f32; 7] = [
 /// Below this, `erf` is its own polynomial; above, `1 - erfc`.
 const ERF_SMALL: f32 = 0.929_687_5;
 
+/// `p(q)` of [`ERFCX_P`] by Horner's rule.
+#[inline(always)]
+fn erfcx_poly(q: f32) -> f32 {
+    let c = &ERFCX_P;
+    let mut p = c[9];
+    // Written out: a `for` loop here keeps LLVM from vectorizing the caller's loop.
+    macro_rules! horner {
+        ($($k:literal)*) => {$( p = fma(p, q, c[$k]); )*};
+    }
+    horner!(8 7 6 5 4 3 2 1 0);
+    p
+}
+
 /// `e^(a²)·erfc(a)` for `a` in [0, 11] (see the module docs), about 1.4 ulp.
 #[inline(always)]
 fn erfcx(a: f32) -> f32 {
@@ -61,13 +74,7 @@ fn erfcx(a: f32) -> f32 {
     // The residual `(a - 2) - q·(a + 2)`, written so it is exact (Juffa).
     let t = fma(q + 1.0, -2.0, a);
     let q = fma(r, fma(q, -a, t), q);
-    let c = &ERFCX_P;
-    let mut p = c[9];
-    // Written out: a `for` loop here keeps LLVM from vectorizing the caller's loop.
-    macro_rules! horner {
-        ($($k:literal)*) => {$( p = fma(p, q, c[$k]); )*};
-    }
-    horner!(8 7 6 5 4 3 2 1 0);
+    let p = erfcx_poly(q);
     // (1 + p) / d, d = 1 + 2a, with the division's residual.
     let d = fma(2.0, a, 1.0);
     let r = 1.0 / d;
@@ -138,13 +145,7 @@ fn erfc_for_erf(a: f32) -> f32 {
     let d2 = fma(2.0, a, 1.0);
     let rr = 1.0 / (d1 * d2);
     let q = (a - 2.0) * (rr * d2);
-    let c = &ERFCX_P;
-    let mut p = c[9];
-    macro_rules! horner {
-        ($($k:literal)*) => {$( p = fma(p, q, c[$k]); )*};
-    }
-    horner!(8 7 6 5 4 3 2 1 0);
-    let cx = (1.0 + p) * (rr * d1);
+    let cx = (1.0 + erfcx_poly(q)) * (rr * d1);
     let (w, n) = exp_neg(a * a, 0.0);
     fma(cx, w, cx) * f32::from_bits(((n + 127) as u32) << 23)
 }
