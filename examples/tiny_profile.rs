@@ -1,6 +1,7 @@
 //! One tiny op in a loop, for profilers: `tiny_profile <case> [count]`, where case is one of
 //! `dyn` (DynTensor add), `typed` (`&a + &b`), `typed_scalar` (`&a + 2.0`), `mixed`
-//! (i64 + f32), `out` (`add_out`), `unary` (DynTensor `exp`), `inplace` (DynTensor `add_`). Prints the time per op; under
+//! (i64 + f32), `out` (`add_out`), `unary` (DynTensor `exp`), `inplace` (DynTensor `add_`);
+//! `zeros` (a new 4-element tensor) and `share` (a second handle), the parts of an op alone. Prints the time per op; under
 //! `valgrind --tool=callgrind` divide the instruction count by `count`.
 use std::hint::black_box;
 use weft::{DType, DynTensor, Tensor};
@@ -27,6 +28,9 @@ fn main() {
             "out" => black_box(&ta).add_out(black_box(&tb), &to),
             "unary" => drop(black_box(black_box(&ta).exp())),
             "inplace" => black_box(&mut tc).add_(black_box(&tb)),
+            // The parts of a fresh-output op alone: a new 4-element tensor, a second handle.
+            "zeros" => drop(black_box(Tensor::<f32>::zeros(black_box(&[4])))),
+            "share" => drop(black_box(black_box(&a).share())),
             other => panic!("unknown case {other}"),
         }
     }

@@ -13,7 +13,7 @@
 use crate::element::Element;
 use crate::error::OrPanic;
 use crate::error::{Error, Result};
-use std::alloc::{Layout as AllocLayout, alloc_zeroed, dealloc};
+use std::alloc::{Layout as AllocLayout, alloc, alloc_zeroed, dealloc};
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -176,6 +176,10 @@ impl<U> Drop for AdoptedVec<U> {
 /// for alignments up to this; above it, it allocates and then `memset`s every byte itself).
 const CALLOC_ALIGN: usize = 16;
 
+/// Allocations up to this size come from `malloc` and are zeroed by hand ([`Storage::try_zeroed`]);
+/// larger ones from `calloc`, whose fresh pages are zero without being touched.
+const SMALL_ALLOC: usize = 64 << 10;
+
 /// Buffers from this size up get `madvise(MADV_HUGEPAGE)`: first-touch faults then come in
 /// 2 MiB pages (transparent huge pages are often `madvise`-only; NumPy does the same).
 #[cfg(target_os = "linux")]
@@ -212,12 +216,13 @@ impl<T: Element> Storage<T> {
     /// A zero-filled buffer of `len` elements (zero is a valid value of every element type,
     /// `false` for bool).
     ///
-    /// Allocated through `calloc` (16-byte alignment, a few bytes more) and aligned up to 64
-    /// by hand: a large `calloc` maps fresh zero pages from the OS and touches none of them, so
-    /// the page faults happen later, on the threads that write the elements first. (Asking
-    /// `alloc_zeroed` for 64-byte alignment directly makes std `memset` the whole buffer on
-    /// the calling thread: one extra full pass over memory.) Every byte is initialised (zero),
-    /// so any element read before it is written is a valid `0`/`false`.
+    /// Allocated with 16-byte alignment (a few bytes more) and aligned up to 64 by hand. A
+    /// large buffer comes from `calloc`, which maps fresh zero pages from the OS and touches
+    /// none of them, so the page faults happen later, on the threads that write the elements
+    /// first. (Asking `alloc_zeroed` for 64-byte alignment directly makes std `memset` the
+    /// whole buffer on the calling thread: one extra full pass over memory.) A small one
+    /// (up to [`SMALL_ALLOC`]) comes from `malloc` and is zeroed here. Every element byte is
+    /// initialised (zero), so any element read before it is written is a valid `0`/`false`.
     ///
     /// Allocation failure (or a size over `isize::MAX` bytes) is an `Err`, never an abort.
     pub fn try_zeroed(len: usize) -> Result<Self> {
@@ -225,8 +230,18 @@ impl<T: Element> Storage<T> {
             bytes: len as u128 * size_of::<T>() as u128,
         };
         let layout = Self::alloc_layout(len).ok_or_else(failed)?;
+        // Small buffers: `malloc` and zero by hand. glibc's `calloc` bypasses its per-thread
+        // cache (a tiny op's output then cost ~150 more instructions to allocate and free), and
+        // below the mmap threshold it `memset`s the chunk anyway.
+        let small = layout.size() <= SMALL_ALLOC;
         // SAFETY: layout has non-zero size (at least the header).
-        let raw = unsafe { alloc_zeroed(layout) };
+        let raw = unsafe {
+            if small {
+                alloc(layout)
+            } else {
+                alloc_zeroed(layout)
+            }
+        };
         if raw.is_null() {
             return Err(failed());
         }
@@ -242,6 +257,11 @@ impl<T: Element> Storage<T> {
         // SAFETY: shift + len * size_of::<T>() <= layout.size() (checked above), so the
         // element pointer and the header before it lie inside the allocation.
         let data = unsafe { raw.add(shift) };
+        if small {
+            // SAFETY: the `len` elements from `data` lie inside the fresh allocation (above);
+            // zero is a valid value of every element type.
+            unsafe { data.write_bytes(0, len * size_of::<T>()) };
+        }
         // SAFETY: data - HEADER >= raw (shift >= HEADER) is in bounds, aligned to 16 (data is
         // 64-aligned, HEADER a multiple of 16), and nothing else references the fresh block.
         unsafe {

@@ -309,15 +309,12 @@ impl SingleRun<'_> {
         self.dtypes.map(|d| d.size() as isize)
     }
 
-    /// The output (allocated: moved out; given: shared), the borrows released.
+    /// The allocated output (`None` when the run wrote into a given one), the borrows
+    /// released.
     #[inline]
-    pub(crate) fn take_output(&mut self) -> DynTensor {
+    pub(crate) fn take_output(&mut self) -> Option<DynTensor> {
         self.release();
-        match (self.allocated.take(), self.given_out) {
-            (Some(t), _) => t,
-            (None, Some(t)) => t.share(),
-            (None, None) => unreachable!("a single run has an output"),
-        }
+        self.allocated.take()
     }
 
     fn release(&mut self) {

@@ -184,8 +184,24 @@ fn iter_config<'a>(
     c
 }
 
-/// `op(a, b)` into `out` (or a new tensor), with PyTorch's promotion and checks.
+/// `op(a, b)` into `out` (or a new tensor), with PyTorch's promotion and checks: the new
+/// tensor, or a second handle to `out`.
 pub fn binary(op: BinaryOp, a: Operand, b: Operand, out: Option<&DynTensor>) -> Result<DynTensor> {
+    let r = run_binary(op, a, b, out);
+    match out {
+        None => super::fresh(op.name(), r),
+        Some(o) => r.map(|_| o.share()),
+    }
+}
+
+/// [`binary`] giving the allocated output, or `None` when it wrote into `out`: the methods
+/// call this, as a handle to `out` would cost two atomic updates of its count.
+pub(crate) fn run_binary(
+    op: BinaryOp,
+    a: Operand,
+    b: Operand,
+    out: Option<&DynTensor>,
+) -> Result<Option<DynTensor>> {
     // The flat tier (`flat_pair`, `flat_with_scalar`): small contiguous operands of one shape.
     let grain = cost(op).grain();
     match (a, b) {
@@ -300,7 +316,7 @@ fn flat_pair(
     y: &DynTensor,
     flat: &FlatOperands<2>,
     (common, out_dtype): (DType, DType),
-) -> Result<DynTensor> {
+) -> Result<Option<DynTensor>> {
     let info = |p: &TensorParts| OperandInfo {
         dtype: p.dtype,
         kind: OperandKind::Dimensioned,
@@ -349,7 +365,7 @@ fn flat_with_scalar(
     [ai, bi]: [OperandInfo; 2],
     flat: &FlatOperands<1>,
     (common, out_dtype): (DType, DType),
-) -> Result<DynTensor> {
+) -> Result<Option<DynTensor>> {
     plan::binary_precheck(op, &ai, &bi)?;
     let mut run = SingleRun::for_flat(flat, common);
     run.take_flat(op.name(), flat, out_dtype)?;
@@ -392,11 +408,11 @@ impl BinaryCall<'_> {
     /// The call over a built iterator. Out of line: the iterator is a large value, and building
     /// it inside `binary` gave the small ops' single-run path a frame of kilobytes.
     #[inline(never)]
-    fn over_iterator(&self, config: &IterConfig) -> Result<DynTensor> {
+    fn over_iterator(&self, config: &IterConfig) -> Result<Option<DynTensor>> {
         let out = config.outputs[0];
         config.build_with(|iter| {
             self.plan_and_run(Exec::Iter(iter))?;
-            Ok(finish(iter, out))
+            Ok(allocated(iter, out))
         })
     }
 
@@ -607,6 +623,11 @@ fn run_functor(op: BinaryOp, c: DType, runner: &BinaryRunner, ad: DType, bd: DTy
         };
     }
     crate::binary_op_table!(dispatch)
+}
+
+/// The output the iterator allocated, or `None` when it wrote into the given `out`.
+pub(crate) fn allocated(iter: &mut TensorIterator, out: Option<&DynTensor>) -> Option<DynTensor> {
+    out.is_none().then(|| iter.take_output(0))
 }
 
 /// The op's result: the given output (shared) or the one the iterator allocated.

@@ -4,7 +4,7 @@
 //! Binary ops take a tensor or a scalar on the right (`d.add(2.5)`); free functions in this
 //! module take a scalar on the left too (`dyn_api::sub(1, &d)`).
 
-use super::{Operand, binary::binary, special, unary::unary};
+use super::{Operand, binary::run_binary, fresh, special, unary::run_unary_op};
 use crate::dtype::DType;
 use crate::dyn_tensor::DynTensor;
 use crate::error::OrPanic;
@@ -22,7 +22,7 @@ macro_rules! binary_methods {
         impl DynTensor {$(
             #[doc = concat!("`", stringify!($name), "(self, other)`; other is a tensor or a scalar.")]
             pub fn $try_name<'a>(&self, other: impl Into<Operand<'a>>) -> Result<DynTensor> {
-                binary(BinaryOp::$op, Operand::Tensor(self), other.into(), None)
+                fresh(stringify!($name), run_binary(BinaryOp::$op, Operand::Tensor(self), other.into(), None))
             }
             #[doc = concat!("`", stringify!($name), "(self, other)`; panics on error (see `", stringify!($try_name), "`).")]
             #[track_caller]
@@ -32,7 +32,7 @@ macro_rules! binary_methods {
             #[doc = concat!("In-place `", stringify!($name), "`: the result must cast safely to self's dtype.")]
             pub fn $try_inplace<'a>(&mut self, other: impl Into<Operand<'a>>) -> Result<()> {
                 let this: &DynTensor = self;
-                binary(BinaryOp::$op, Operand::Tensor(this), other.into(), Some(this)).map(|_| ())
+                run_binary(BinaryOp::$op, Operand::Tensor(this), other.into(), Some(this)).map(|_| ())
             }
             #[doc = concat!("In-place `", stringify!($name), "`; panics on error.")]
             #[track_caller]
@@ -41,7 +41,7 @@ macro_rules! binary_methods {
             }
             #[doc = concat!("`", stringify!($name), "` written into `out` (any view of the result's shape).")]
             pub fn $try_out<'a>(&self, other: impl Into<Operand<'a>>, out: &DynTensor) -> Result<()> {
-                binary(BinaryOp::$op, Operand::Tensor(self), other.into(), Some(out)).map(|_| ())
+                run_binary(BinaryOp::$op, Operand::Tensor(self), other.into(), Some(out)).map(|_| ())
             }
             #[doc = concat!("`", stringify!($name), "` into `out`; panics on error.")]
             #[track_caller]
@@ -53,7 +53,7 @@ macro_rules! binary_methods {
         $(
             #[doc = concat!("`", stringify!($name), "(a, b)` with a tensor or scalar on either side.")]
             pub fn $name<'a, 'b>(a: impl Into<Operand<'a>>, b: impl Into<Operand<'b>>) -> Result<DynTensor> {
-                binary(BinaryOp::$op, a.into(), b.into(), None)
+                fresh(stringify!($name), run_binary(BinaryOp::$op, a.into(), b.into(), None))
             }
         )*
     };
@@ -76,7 +76,7 @@ macro_rules! unary_methods {
         impl DynTensor {$(
             #[doc = concat!("`", stringify!($name), "(self)`.")]
             pub fn $try_name(&self) -> Result<DynTensor> {
-                unary(UnaryOp::$op, self, None)
+                fresh(stringify!($name), run_unary_op(UnaryOp::$op, self, None))
             }
             #[doc = concat!("`", stringify!($name), "(self)`; panics on error.")]
             #[track_caller]
@@ -85,8 +85,8 @@ macro_rules! unary_methods {
             }
             #[doc = concat!("In-place `", stringify!($name), "`.")]
             pub fn $try_inplace(&mut self) -> Result<()> {
-                let this = self.share();
-                unary(UnaryOp::$op, &this, Some(&this)).map(|_| ())
+                let this: &DynTensor = self;
+                run_unary_op(UnaryOp::$op, this, Some(this)).map(|_| ())
             }
             #[doc = concat!("In-place `", stringify!($name), "`; panics on error.")]
             #[track_caller]
@@ -95,7 +95,7 @@ macro_rules! unary_methods {
             }
             #[doc = concat!("`", stringify!($name), "` into `out`.")]
             pub fn $try_out(&self, out: &DynTensor) -> Result<()> {
-                unary(UnaryOp::$op, self, Some(out)).map(|_| ())
+                run_unary_op(UnaryOp::$op, self, Some(out)).map(|_| ())
             }
             #[doc = concat!("`", stringify!($name), "` into `out`; panics on error.")]
             #[track_caller]

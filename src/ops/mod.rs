@@ -22,7 +22,17 @@ pub mod typed_api;
 pub mod unary;
 
 use crate::dyn_tensor::DynTensor;
+use crate::error::{Error, Result};
 use crate::scalar::Scalar;
+
+/// The output a runner allocated ([`binary::binary`], [`unary::unary`] called without a given
+/// output always allocate one; an `Err`, not a panic, should that ever not hold).
+pub(crate) fn fresh(op: &'static str, r: Result<Option<DynTensor>>) -> Result<DynTensor> {
+    r?.ok_or_else(|| Error::InvalidArgument {
+        op,
+        reason: "the op allocated no output".into(),
+    })
+}
 
 /// One operand of a `DynTensor` op: a tensor or a Python-like scalar.
 #[derive(Clone, Copy)]

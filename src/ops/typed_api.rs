@@ -46,13 +46,13 @@
 //! methods exist and their result types. The methods of the elementwise ops are generated from
 //! the op table (`functors::table`).
 
-use super::Operand;
-use super::binary::binary;
+use super::binary::run_binary;
 use super::promote::{
     CastsInto, FloatOf, Promote, PromoteFloatScalar, Promoted, ScalarOf, ScalarOperand, ScalarRule,
 };
 use super::special;
-use super::unary::unary;
+use super::unary::run_unary_op;
+use super::{Operand, fresh};
 use crate::dyn_tensor::{DynElement, DynTensor, with_dyn_view};
 use crate::element::Element;
 use crate::error::OrPanic;
@@ -205,7 +205,9 @@ where
     O: DynElement,
     F: Functor<(C, C), Output = O>,
 {
-    let r = with_pair(&a, &b, |da, db| binary(op, da, db, None))?;
+    let r = with_pair(&a, &b, |da, db| {
+        fresh(op.name(), run_binary(op, da, db, None))
+    })?;
     unwrap_as(op.name(), r)
 }
 
@@ -226,7 +228,7 @@ where
     F: Functor<(C, C), Output = O>,
 {
     with_dyn_view(out, |o| {
-        with_pair(&a, &b, |da, db| binary(op, da, db, Some(o)).map(|_| ()))
+        with_pair(&a, &b, |da, db| run_binary(op, da, db, Some(o)).map(|_| ()))
     })
 }
 
@@ -238,7 +240,7 @@ where
     O: DynElement,
     F: Functor<(C,), Output = O>,
 {
-    let r = with_dyn_view(a, |d| unary(op, d, None))?;
+    let r = with_dyn_view(a, |d| fresh(op.name(), run_unary_op(op, d, None)))?;
     unwrap_as(op.name(), r)
 }
 
@@ -252,7 +254,7 @@ where
     F: Functor<(C,), Output = O>,
 {
     with_dyn_view(a, |d| {
-        with_dyn_view(out, |o| unary(op, d, Some(o)).map(|_| ()))
+        with_dyn_view(out, |o| run_unary_op(op, d, Some(o)).map(|_| ()))
     })
 }
 

@@ -87,8 +87,22 @@ pub(crate) fn unary_config<'a>(
 /// of 1-2 µs.
 pub(crate) const FAST_F32: LoopCost = LoopCost::Moderate;
 
-/// `op(a)` into `out` (or a new tensor).
+/// `op(a)` into `out` (or a new tensor): the new tensor, or a second handle to `out`.
 pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynTensor> {
+    let r = run_unary_op(op, a, out);
+    match out {
+        None => super::fresh(op.name(), r),
+        Some(o) => r.map(|_| o.share()),
+    }
+}
+
+/// [`unary`] giving the allocated output, or `None` when it wrote into `out` (see
+/// [`run_binary`](super::binary::run_binary)).
+pub(crate) fn run_unary_op(
+    op: UnaryOp,
+    a: &DynTensor,
+    out: Option<&DynTensor>,
+) -> Result<Option<DynTensor>> {
     let ad = a.dtype();
     let unsupported = || Error::UnsupportedDType {
         op: op.name(),
@@ -98,7 +112,7 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
     let compute = op.compute_dtype(ad).ok_or_else(unsupported)?;
     if op.has(OpFlag::ViaPow) {
         // square is pow(x, 2) in PyTorch, with its promotion (bool -> int64).
-        return super::binary::binary(
+        return super::binary::run_binary(
             f::BinaryOp::Pow,
             super::Operand::Tensor(a),
             super::Operand::Scalar(crate::Scalar::Int(2)),
@@ -133,7 +147,7 @@ pub fn unary(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<DynT
 /// borrows and the allocation; computing in the input's own dtype, the op's contiguous loop
 /// runs directly ([`flat_kernel`]), else the general runner over the single run.
 #[inline(never)]
-fn unary_flat(op: UnaryOp, compute: DType, flat: &FlatOperands<1>) -> Result<DynTensor> {
+fn unary_flat(op: UnaryOp, compute: DType, flat: &FlatOperands<1>) -> Result<Option<DynTensor>> {
     let d = flat.ins[0].dtype;
     let mut run = SingleRun::for_flat(flat, compute);
     run.take_flat(op.name(), flat, op.out_dtype(compute))?;
@@ -163,11 +177,15 @@ fn flat_kernel(op: UnaryOp, d: DType) -> Option<kernels::FlatUnary> {
 
 /// [`unary`] over a built iterator, out of line (see `binary::binary_over_iterator`).
 #[inline(never)]
-fn unary_over_iterator(op: UnaryOp, compute: DType, config: &IterConfig) -> Result<DynTensor> {
+fn unary_over_iterator(
+    op: UnaryOp,
+    compute: DType,
+    config: &IterConfig,
+) -> Result<Option<DynTensor>> {
     let out = config.outputs[0];
     config.build_with(|iter| {
         run_op(op, compute, Exec::Iter(iter))?;
-        Ok(super::binary::finish(iter, out))
+        Ok(super::binary::allocated(iter, out))
     })
 }
 
