@@ -127,7 +127,7 @@ const _: () =
 /// A handle to a shared, zero-initialised buffer of `len` elements, with its run-time borrow
 /// state. Cloning a handle shares the buffer (a reference count, as `Arc`); the buffer is freed
 /// when the last handle is dropped. A buffer weft allocates is 64-byte aligned, in one
-/// allocation with its header (count, borrow flag, length): a new tensor costs one `calloc`.
+/// allocation with its header (count, borrow flag, length): a new tensor costs one allocation.
 /// An adopted buffer (a `Vec`, a mapped file) is aligned for `T` and has its header beside it.
 pub struct Storage<T: Element> {
     /// The first element. For a buffer weft allocated, derived from the allocation's own
