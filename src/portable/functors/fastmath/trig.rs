@@ -1,31 +1,34 @@
-//! Branch-free f32 `tan`, `atan`, `atan2`, `asin` and `acos` that LLVM vectorizes, computed in
-//! f64 internally (like `sin_f32`), so each is within 1-2 ulp of the correctly
-//! rounded result on the whole f32 domain, special values exact.
+//! Branch-free f32 `tan`, `atan`, `atan2`, `asin` and `acos` that LLVM vectorizes. `tan` and
+//! `atan2` compute in f64 internally (like `sin_f32`), `atan`, `asin` and `acos` in f32 with
+//! their constant terms in two parts; each is within 1-2 ulp of the correctly rounded result on
+//! the whole f32 domain, special values exact.
 //!
 //! `tan`: the exact reduction [`rem_pio2`](super::rem_pio2) of `sin`/`cos` (`x = qπ/2 + t`,
 //! |t| <= π/4), then FreeBSD/musl's f64 `__tandf` polynomial for `tan t` (|tan t/t - p(t)| <
 //! 2^-25.5), and `-1/tan t` (the cotangent) for odd q.
 //!
-//! `atan`/`atan2`: Cephes `atanf`'s range reduction written as selects, in f64: |x| above
-//! tan(3π/8) maps to `π/2 + atan(-1/|x|)`, above tan(π/8) to `π/4 + atan((|x|-1)/(|x|+1))`, so
-//! the argument of the kernel is at most tan(π/8) in magnitude; each form is one quotient
+//! `atan`/`atan2`: Cephes `atanf`'s range reduction written as selects: |x| above tan(3π/8)
+//! maps to `π/2 + atan(-1/|x|)`, above tan(π/8) to `π/4 + atan((|x|-1)/(|x|+1))`, so the
+//! argument of the kernel is at most tan(π/8) in magnitude; each form is one quotient
 //! `num/den`, so a lane does one division whatever its range. The kernel is FreeBSD/musl
-//! `atanf`'s odd polynomial (`aT`, fit on [-7/16, 7/16]). `atan2(y, x)` builds the same
-//! quotient from |y| and |x| directly (`|y|/|x|`, `(|y|-|x|)/(|y|+|x|)`, `-|x|/|y|`; in f64
-//! each numerator and denominator is exact and no quotient over- or underflows), then
+//! `atanf`'s odd polynomial (`aT`, fit on [-7/16, 7/16]). `atan` does this in f32 (max 2 ulp;
+//! the f64 form, 1 ulp, took 3x the copy limit for its f64 divisions). `atan2(y, x)` builds the
+//! same quotient from |y| and |x| directly (`|y|/|x|`, `(|y|-|x|)/(|y|+|x|)`, `-|x|/|y|`; in
+//! f64 each numerator and denominator is exact and no quotient over- or underflows), then
 //! `π - θ` for a negative x (sign bit, so -0 counts) and the sign of y; the C99 cases (both
 //! zero, both infinite, NaN) are selected at the end.
 //!
-//! `asin`/`acos`: Cephes `asinf`/`acosf`, in f64: for |x| <= 1/2 the odd polynomial in x, above
+//! `asin`/`acos`: Cephes `asinf`/`acosf` in f32: for |x| <= 1/2 the odd polynomial in x, above
 //! it `asin|x| = π/2 - 2 asin(√((1-|x|)/2))` (`1 - |x|` exact), the same kernel on the square
-//! root ([`sqrt_f64`](super::sqrt_f64)); `acos x = π/2 - asin x`, `2 asin(√((1-x)/2))`, or
-//! `π - 2 asin(√((1+x)/2))`, so `acos(1) = +0` exactly and nothing cancels.
+//! root; `acos x = π/2 - asin x`, `2 asin(√((1-x)/2))`, or `π - 2 asin(√((1+x)/2))`, so
+//! `acos(1) = +0` exactly and nothing cancels. Max 2 ulp (asin, just above |x| = 1/2, where
+//! the root's rounding is doubled) and 1 ulp (acos).
 
 // The coefficients are FreeBSD's and Cephes' as published (more digits than an f64 holds);
 // `x - x` is the NaN of a non-finite x (libm's idiom, as in `sin_f32`).
 #![allow(clippy::excessive_precision, clippy::eq_op)]
 
-use super::{by_trig_domain, nan_unless_finite, rem_pio2, rem_pio2_narrow, sqrt_f64};
+use super::{by_trig_domain, fma_f32, nan_unless_finite, rem_pio2, rem_pio2_narrow, sqrt_f32};
 use core::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
 
 const SIGN: u32 = 0x8000_0000;
@@ -128,12 +131,50 @@ fn atan_quotient(a: f64, b: f64) -> f64 {
     base + atan_poly(num / den)
 }
 
-/// Arctangent for f32, branch-free: Cephes `atanf`'s three ranges as selects, musl's `atanf`
-/// polynomial, in f64. Max error 1 ulp (measured on all 2^32 inputs).
+/// π/2, π/4 and π as the f32 nearest each plus the f32 nearest the rest: a result `hi + (lo +
+/// small)` is rounded once from nearly the exact sum.
+const PIO2_HI: f32 = 1.570_796_370_506_286_6;
+const PIO2_LO: f32 = -4.371_138_828_673_793e-8;
+const PIO4_HI: f32 = 0.785_398_185_253_143_3;
+const PIO4_LO: f32 = -2.185_569_414_336_896_4e-8;
+const PI_HI: f32 = 3.141_592_741_012_573_2;
+const PI_LO: f32 = -8.742_277_657_347_586e-8;
+
+/// [`atan_poly`] in f32 (|z| <= tan(π/8), inside its fit range), with fused multiply-adds.
+#[inline(always)]
+fn atan_poly_f32(z: f32) -> f32 {
+    const A0: f32 = 3.333_332_836_6e-1;
+    const A1: f32 = -1.999_915_838_2e-1;
+    const A2: f32 = 1.425_363_570_5e-1;
+    const A3: f32 = -1.064_801_737_7e-1;
+    const A4: f32 = 6.168_760_731_8e-2;
+    let s = z * z;
+    let w = s * s;
+    let s1 = s * fma_f32(w, fma_f32(w, A4, A2), A0);
+    let s2 = w * fma_f32(w, A3, A1);
+    fma_f32(-z, s1 + s2, z)
+}
+
+/// Arctangent for f32, branch-free: Cephes `atanf`'s three ranges as selects (one f32
+/// quotient per lane: `|x|`, `(|x|-1)/(|x|+1)` or `-1/|x|`), musl's `atanf` polynomial, the
+/// range's base π/4 or π/2 added as two parts. In f32 (16 lanes with AVX-512; the f64 form
+/// took 2x the time for its divisions). Max error 2 ulp (measured on all 2^32 inputs).
 #[inline(always)]
 pub fn atan_f32(x: f32) -> f32 {
-    // ±inf gives π/2 through the big range (-1/inf = -0), ±0 keeps its sign.
-    let r = atan_quotient(abs32(x) as f64, 1.0) as f32;
+    let a = abs32(x);
+    let big = a > TAN_3PI_8 as f32;
+    let mid = a > TAN_PI_8 as f32;
+    let num = if mid { a - 1.0 } else { a };
+    let den = if mid { a + 1.0 } else { 1.0 };
+    // ±inf: -1/inf = -0, so π/2.
+    let num = if big { -1.0 } else { num };
+    let den = if big { a } else { den };
+    let hi = if mid { PIO4_HI } else { 0.0 };
+    let lo = if mid { PIO4_LO } else { 0.0 };
+    let hi = if big { PIO2_HI } else { hi };
+    let lo = if big { PIO2_LO } else { lo };
+    // ±0 keeps its sign: 0 + (0 + 0) is +0, given x's sign below.
+    let r = hi + (lo + atan_poly_f32(num / den));
     let r = with_sign_of(r, x);
     if x.is_nan() { x } else { r }
 }
@@ -160,52 +201,62 @@ pub fn atan2_f32(y: f32, x: f32) -> f32 {
     if y.is_nan() { y } else { r }
 }
 
-/// `asin s` for s in [0, 1/2], with z = s² (Cephes `asinf` polynomial).
+/// `asin s` for s in [0, 1/2], with z = s² (Cephes `asinf` polynomial, in f32).
 #[inline(always)]
-fn asin_poly(s: f64, z: f64) -> f64 {
-    let mut p = 4.216_319_904_8e-2;
-    p = p * z + 2.418_131_104_9e-2;
-    p = p * z + 4.547_002_599_8e-2;
-    p = p * z + 7.495_300_268_6e-2;
-    p = p * z + 1.666_675_242_2e-1;
-    p * z * s + s
+fn asin_poly(s: f32, z: f32) -> f32 {
+    let mut p: f32 = 4.216_319_904_8e-2;
+    p = fma_f32(p, z, 2.418_131_104_9e-2);
+    p = fma_f32(p, z, 4.547_002_599_8e-2);
+    p = fma_f32(p, z, 7.495_300_268_6e-2);
+    p = fma_f32(p, z, 1.666_675_242_2e-1);
+    fma_f32(p * z, s, s)
 }
 
 /// Shared by asin and acos: for a = |x| returns `(asin s, big)` where `big = a > 1/2` and s
-/// is a itself or √((1-a)/2).
+/// is a itself or √((1-a)/2) (`1 - a` and the halving exact).
 #[inline(always)]
-fn asin_reduce(a: f64) -> (f64, bool) {
+fn asin_reduce(a: f32) -> (f32, bool) {
     let big = a > 0.5;
     let h = 0.5 * (1.0 - a);
     let z = if big { h } else { a * a };
     // Every lane takes the root (of z >= 0 wherever it is used; a > 1 is selected away).
-    let s = if big { sqrt_f64(h) } else { a };
+    let s = if big { sqrt_f32(h) } else { a };
     (asin_poly(s, z), big)
 }
 
-/// Arcsine for f32, branch-free: Cephes `asinf` in f64 (polynomial below 1/2,
-/// `π/2 - 2 asin √((1-|x|)/2)` above). NaN for |x| > 1. Max error 1 ulp (measured on all 2^32 inputs).
+/// Arcsine for f32, branch-free: Cephes `asinf` in f32 (polynomial below 1/2,
+/// `π/2 - 2 asin √((1-|x|)/2)` above, π/2 in two parts). NaN for |x| > 1. Max error 2 ulp
+/// (measured on all 2^32 inputs).
 #[inline(always)]
 pub fn asin_f32(x: f32) -> f32 {
     let ax = abs32(x);
-    let (p, big) = asin_reduce(ax as f64);
-    let r = if big { FRAC_PI_2 - 2.0 * p } else { p };
-    let r = with_sign_of(r as f32, x);
+    let (p, big) = asin_reduce(ax);
+    let r = if big {
+        (PIO2_HI - 2.0 * p) + PIO2_LO
+    } else {
+        p
+    };
+    let r = with_sign_of(r, x);
     let r = if ax > 1.0 { f32::NAN } else { r };
     if x.is_nan() { x } else { r }
 }
 
-/// Arccosine for f32, branch-free: Cephes `acosf` in f64 (`π/2 - asin x` for |x| <= 1/2,
-/// `2 asin √((1-x)/2)` and `π - 2 asin √((1+x)/2)` beyond). `acos(1) = +0`, NaN for |x| > 1.
-/// Max error 1 ulp (measured on all 2^32 inputs).
+/// Arccosine for f32, branch-free: Cephes `acosf` in f32 (`π/2 - asin x` for |x| <= 1/2,
+/// `2 asin √((1-x)/2)` and `π - 2 asin √((1+x)/2)` beyond, π/2 and π in two parts).
+/// `acos(1) = +0`, NaN for |x| > 1. Max error 2 ulp (measured on all 2^32 inputs).
 #[inline(always)]
 pub fn acos_f32(x: f32) -> f32 {
     let ax = abs32(x);
-    let (p, big) = asin_reduce(ax as f64);
+    let (p, big) = asin_reduce(ax);
     let neg = x < 0.0;
-    let small = FRAC_PI_2 - if neg { -p } else { p };
-    let big_r = if neg { PI - 2.0 * p } else { 2.0 * p };
-    let r = (if big { big_r } else { small }) as f32;
+    let sp = if neg { -p } else { p };
+    let small = PIO2_HI - (sp - PIO2_LO);
+    let big_r = if neg {
+        PI_HI - (2.0 * p - PI_LO)
+    } else {
+        2.0 * p
+    };
+    let r = if big { big_r } else { small };
     let r = if ax > 1.0 { f32::NAN } else { r };
     if x.is_nan() { x } else { r }
 }
