@@ -430,9 +430,11 @@ pub fn atan_f64(x: f64) -> f64 {
     with_sign_of(atan_pos(abs(x)), x)
 }
 
-/// fdlibm's `R(t) = t·P(t)/Q(t)` of `e_asin.c`/`e_acos.c`: `asin(√t)/√t - 1`-ish kernel.
+/// fdlibm's `R(t) = t·P(t)/Q(t)` of `e_asin.c`/`e_acos.c` (an `asin(√t)/√t - 1`-ish kernel) as
+/// its numerator and denominator, `(t·P(t), Q(t))`: the callers fold their other quotient into
+/// the same division.
 #[inline(always)]
-fn asin_r(t: f64) -> f64 {
+fn asin_pq(t: f64) -> (f64, f64) {
     const PS0: f64 = 1.666_666_666_666_666_574_15e-01;
     const PS1: f64 = -3.255_658_186_224_009_154_05e-01;
     const PS2: f64 = 2.012_125_321_348_629_258_81e-01;
@@ -445,55 +447,73 @@ fn asin_r(t: f64) -> f64 {
     const QS4: f64 = 7.703_815_055_590_193_527_91e-02;
     let p = t * (PS0 + t * (PS1 + t * (PS2 + t * (PS3 + t * (PS4 + t * PS5)))));
     let q = 1.0 + t * (QS1 + t * (QS2 + t * (QS3 + t * QS4)));
-    p / q
+    (p, q)
+}
+
+/// The one quotient asin and acos need per lane, by the lane's form: `R(t)` (`small`), `s·R(t)`
+/// (`plain`), or `s·R(t) + c` with fdlibm's root correction `c = (z - f²)/(s + f)` (else) as
+/// `(p·s·(s + f) + (z - f²)·q) / (q·(s + f))`. One division instead of two (R's and c's):
+/// f64 divisions and roots are what these functions wait on. `c` is below an ulp of `s`, so
+/// folding it into R's quotient costs nothing that reaches the result.
+#[inline(always)]
+fn asin_quotient(t: f64, s: f64, f: f64, z: f64, small: bool, plain: bool) -> f64 {
+    let (p, q) = asin_pq(t);
+    let sf = s + f;
+    let num = if plain {
+        p * s
+    } else {
+        p * s * sf + (z - f * f) * q
+    };
+    let den = if plain { q } else { q * sf };
+    let num = if small { p } else { num };
+    let den = if small { q } else { den };
+    num / den
 }
 
 /// Arcsine for f64, branch-free (FreeBSD/musl `e_asin.c`: |x| < 0.5 by `x + x·R(x²)`, above
-/// by `π/2 - 2 asin(√((1-|x|)/2))` in fdlibm's two forms split at 0.975; R evaluated once on
-/// the selected argument). Max 1 ulp from glibc's (measured). |x| > 1 and NaN give NaN.
+/// by `π/2 - 2 asin(√((1-|x|)/2))` in fdlibm's two forms split at 0.975; one quotient per lane,
+/// [`asin_quotient`]). Max 1 ulp from glibc's (measured). |x| > 1 and NaN give NaN.
 #[inline(always)]
 pub fn asin_f64(x: f64) -> f64 {
     let a = abs(x);
     let small = a < 0.5;
+    // 0.975 <= |x| (fdlibm's 0x3fef3333 high word).
+    let near1 = a >= f64::from_bits(0x3fef_3333_0000_0000);
     let z = (1.0 - a) * 0.5;
     let t = if small { a * a } else { z };
-    let r = asin_r(t);
     let s = super::sqrt_f64(z);
-    // 0.975 <= |x| (fdlibm's 0x3fef3333 high word).
-    let near1 = PIO2_HI - (2.0 * (s + s * r) - PIO2_LO);
     let f = f64::from_bits(s.to_bits() & HI_WORD);
-    let c = (z - f * f) / (s + f);
-    let mid = 0.5 * PIO2_HI - (2.0 * s * r - (PIO2_LO - 2.0 * c) - (0.5 * PIO2_HI - 2.0 * f));
-    let big = if a >= f64::from_bits(0x3fef_3333_0000_0000) {
-        near1
-    } else {
-        mid
-    };
-    let y = if small { a + a * r } else { big };
+    // small: R; near1: s·R; mid: s·R + c.
+    let w = asin_quotient(t, s, f, z, small, near1);
+    let near1_r = PIO2_HI - (2.0 * (s + w) - PIO2_LO);
+    let mid = 0.5 * PIO2_HI - (2.0 * w - PIO2_LO - (0.5 * PIO2_HI - 2.0 * f));
+    let big = if near1 { near1_r } else { mid };
+    let y = if small { a + a * w } else { big };
     // |x| > 1 gives NaN (√ of a negative already does; kept explicit), NaN stays NaN.
     let y = if a > 1.0 { f64::NAN } else { y };
     with_sign_of(y, x)
 }
 
 /// Arccosine for f64, branch-free (FreeBSD/musl `e_acos.c`: |x| < 0.5, x <= -0.5, x >= 0.5
-/// forms all computed, R evaluated once on the selected argument). Max 1 ulp from glibc's
-/// (measured). |x| > 1 and NaN give NaN.
+/// forms, one quotient per lane, [`asin_quotient`]). Max 1 ulp from glibc's (measured). |x| > 1
+/// and NaN give NaN.
 #[inline(always)]
 pub fn acos_f64(x: f64) -> f64 {
     let a = abs(x);
     let small = a < 0.5;
+    let neg = x < 0.0;
     let z = (1.0 - a) * 0.5;
     let t = if small { x * x } else { z };
-    let r = asin_r(t);
     let s = super::sqrt_f64(z);
-    let y_small = PIO2_HI - (x - (PIO2_LO - x * r));
-    let y_neg = 2.0 * (PIO2_HI - (s + (r * s - PIO2_LO)));
     let df = f64::from_bits(s.to_bits() & HI_WORD);
-    let c = (z - df * df) / (s + df);
-    let y_pos = 2.0 * (df + (r * s + c));
-    let y = if x < 0.0 { y_neg } else { y_pos };
+    // small: R; x <= -0.5: s·R; x >= 0.5: s·R + c.
+    let w = asin_quotient(t, s, df, z, small, neg);
+    let y_small = PIO2_HI - (x - (PIO2_LO - x * w));
+    let y_neg = 2.0 * (PIO2_HI - (s + (w - PIO2_LO)));
+    let y_pos = 2.0 * (df + w);
+    let y = if neg { y_neg } else { y_pos };
     let y = if small { y_small } else { y };
-    // x = 1: 0 (the `c` above is 0/0 there).
+    // x = 1: 0 (the quotient above is 0/0 there).
     let y = if x == 1.0 { 0.0 } else { y };
     if a > 1.0 || x.is_nan() { f64::NAN } else { y }
 }
