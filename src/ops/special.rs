@@ -289,7 +289,8 @@ pub fn lerp(
         Operand::Scalar(w) => {
             let mut iter = iter_with_dtype(OP, dtype, &[a, b], out)?;
             let wf = w.to_f64();
-            dispatch_dtypes!(dtype, float, C => kernels::run_blocked(&iter, LoopCost::Cheap,
+            let c = f32_blocks_or(dtype, &iter);
+            dispatch_dtypes!(c, float, C => kernels::run_blocked(&iter, LoopCost::Cheap,
                 kernels::binary::<C, C, _>(f::LerpScalar { weight: wf }, iter.dtype(0), iter.dtype(1), iter.dtype(2))),
                 _ => unreachable!());
             Ok(finish(&mut iter, out))
@@ -297,7 +298,8 @@ pub fn lerp(
         Operand::Tensor(w) => {
             let mut iter = iter_with_dtype(OP, dtype, &[a, b, w], out)?;
             let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
-            dispatch_dtypes!(dtype, float, C => kernels::run_blocked(&iter, LoopCost::Cheap, kernels::ternary::<C, C, C, _>(f::Lerp, d)), _ => unreachable!());
+            let c = f32_blocks_or(dtype, &iter);
+            dispatch_dtypes!(c, float, C => kernels::run_blocked(&iter, LoopCost::Cheap, kernels::ternary::<C, C, C, _>(f::Lerp, d)), _ => unreachable!());
             Ok(finish(&mut iter, out))
         }
     }
@@ -321,7 +323,7 @@ pub fn addcmul(
     let mut iter = iter_with_dtype(OP, dtype, &[a, t1, t2], out)?;
     let d = [iter.dtype(0), iter.dtype(1), iter.dtype(2), iter.dtype(3)];
     let v32 = value.to::<f32>();
-    match dtype {
+    match f32_blocks_or(dtype, &iter) {
         DType::F16 => kernels::run_blocked(
             &iter,
             LoopCost::Cheap,
@@ -352,6 +354,19 @@ pub fn addcmul(
         }
     }
     Ok(finish(&mut iter, out))
+}
+
+/// The dtype whose functor an f16/bf16 op computing in `dtype` runs: f32 over f32 blocks
+/// (F16C / vectorized bf16 conversions; the half functor is the f32 one rounded once) when every
+/// operand is stored in `dtype`, else `dtype` itself (another input dtype must round to `dtype`
+/// first, another output dtype must get the rounded result: `plan::half_blocks_apply`).
+fn f32_blocks_or(dtype: DType, iter: &TensorIterator) -> DType {
+    let all = (0..iter.ntensors()).all(|i| iter.dtype(i) == dtype);
+    if dtype.is_reduced_float() && all {
+        DType::F32
+    } else {
+        dtype
+    }
 }
 
 /// Runs the conversion kernel `src -> dst dtype` over an iterator `[out, src]`.

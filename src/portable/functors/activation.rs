@@ -1,8 +1,8 @@
 //! Activation functors and clamps: relu, sigmoid, silu, softplus, gelu, leaky_relu, hardtanh,
 //! clamp, elu, selu, celu, mish, logsigmoid, hardswish, hardsigmoid, softsign, logit.
 
-use super::Functor;
 use super::real::{Real, int_unary_impls, real_unary_impls};
+use super::{Functor, HalfFormat};
 use half::{bf16, f16};
 
 /// `max(x, 0)`; `relu(-0.0) = -0.0`, `relu(NaN) = NaN` (integers too, not bool).
@@ -197,10 +197,10 @@ macro_rules! clamp_half {
             #[inline(always)]
             fn call(&self, (x,): ($t,)) -> $t {
                 // Exact: the result is x or a bound, all representable.
-                <$t>::from_f32(clamp_real(
-                    x.to_f32(),
-                    self.min.map(|v| v.to_f32()),
-                    self.max.map(|v| v.to_f32()),
+                <$t>::narrow(clamp_real(
+                    x.widen(),
+                    self.min.map(|v| v.widen()),
+                    self.max.map(|v| v.widen()),
                 ))
             }
         }

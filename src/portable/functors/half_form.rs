@@ -23,9 +23,30 @@ pub trait HalfFormat: Copy + Send + Sync + 'static {
     fn bits(v: f32) -> u16;
     /// `H::from_bits(b).to_f32()`, branch-free.
     fn from_bits(b: u16) -> f32;
+    /// `self.to_f32()`, branch-free ([`Self::from_bits`]): `half`'s own conversion checks the
+    /// CPU's features on every call, which keeps a loop around it scalar.
+    fn widen(self) -> f32;
+    /// `H::from_f32(v)`, bit for bit (NaN payloads included), branch-free:
+    /// [`Self::bits`] of [`Self::round`].
+    fn narrow(v: f32) -> Self;
+}
+
+/// [`HalfFormat::widen`] and [`HalfFormat::narrow`] of one type, from its three primitives.
+macro_rules! widen_narrow {
+    ($t:ty) => {
+        #[inline(always)]
+        fn widen(self) -> f32 {
+            <$t as HalfFormat>::from_bits(self.to_bits())
+        }
+        #[inline(always)]
+        fn narrow(v: f32) -> Self {
+            <$t>::from_bits(<$t as HalfFormat>::bits(<$t as HalfFormat>::round(v)))
+        }
+    };
 }
 
 impl HalfFormat for bf16 {
+    widen_narrow!(bf16);
     #[inline(always)]
     fn round(v: f32) -> f32 {
         // bf16 is the high half of f32: round the low 16 bits away, ties to even. A carry out of
@@ -53,6 +74,7 @@ impl HalfFormat for bf16 {
 }
 
 impl HalfFormat for f16 {
+    widen_narrow!(f16);
     #[inline(always)]
     fn round(v: f32) -> f32 {
         const SIGN: u32 = 0x8000_0000;

@@ -1,7 +1,7 @@
 //! Functors with several operands or a cast: where, masked_fill, lerp, addcmul, cast.
 
-use super::Functor;
 use super::real::Real;
+use super::{Functor, HalfFormat};
 use crate::element::{Element, convert_value};
 use core::marker::PhantomData;
 use half::{bf16, f16};
@@ -76,8 +76,8 @@ macro_rules! lerp_impls {
 lerp_impls!(
     f32: |x| x, |r| r;
     f64: |x| x, |r| r;
-    f16: |x| x.to_f32(), |r| f16::from_f32(r);
-    bf16: |x| x.to_f32(), |r| bf16::from_f32(r);
+    f16: |x| x.widen(), |r| f16::narrow(r);
+    bf16: |x| x.widen(), |r| bf16::narrow(r);
 );
 
 /// `a + value * t1 * t2` over `(a, t1, t2)`. `V` is the value's type: the element type, except
@@ -119,7 +119,7 @@ macro_rules! addcmul_half {
             type Output = $t;
             #[inline(always)]
             fn call(&self, (a, t1, t2): ($t, $t, $t)) -> $t {
-                <$t>::from_f32(a.to_f32() + self.value * t1.to_f32() * t2.to_f32())
+                <$t>::narrow(a.widen() + self.value * t1.widen() * t2.widen())
             }
         }
     )*};
