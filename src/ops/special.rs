@@ -118,7 +118,20 @@ pub fn clamp(
     }
     let mut iter = iter_with_dtype(OP, compute, &inputs, out)?;
     let cost = LoopCost::Cheap;
-    dispatch_dtypes!(compute, numeric, C => {
+    // f16/bf16 over f32 blocks: the bounds rounded to the half type first (PyTorch's), then
+    // the f32 functors, whose results (x or a bound) are exact halves.
+    let c = f32_blocks_or(compute, &iter);
+    let in_compute = |s: Scalar| {
+        Scalar::Float(
+            crate::with_dtype!(compute, H => crate::element::convert_value::<H, f64>(s.to::<H>())),
+        )
+    };
+    let (lo_s, hi_s) = if c == compute {
+        (lo_s, hi_s)
+    } else {
+        (lo_s.map(in_compute), hi_s.map(in_compute))
+    };
+    dispatch_dtypes!(c, numeric, C => {
         let (lo, hi) = (lo_s.map(|s| s.to::<C>()), hi_s.map(|s| s.to::<C>()));
         let d = |i: usize| iter.dtype(i);
         match (lo_t, hi_t) {
