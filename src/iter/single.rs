@@ -140,7 +140,6 @@ pub(crate) struct SingleRun<'a> {
     pub(crate) nt: usize,
     pub(crate) numel: usize,
     pub(crate) common_dtype: Option<DType>,
-    given_out: Option<&'a DynTensor>,
     allocated: Option<DynTensor>,
     held: [Option<(&'a BorrowFlag, bool)>; INLINE_OPERANDS],
 }
@@ -165,7 +164,6 @@ impl<'a> IterConfig<'a> {
             nt: 1 + flat.ins.len,
             numel: flat.numel,
             common_dtype,
-            given_out: self.outputs[0],
             allocated: None,
             held: [None; INLINE_OPERANDS],
         };
@@ -248,7 +246,6 @@ impl<'a> SingleRun<'a> {
             nt: 1 + N,
             numel: flat.numel,
             common_dtype: Some(common_dtype),
-            given_out: None,
             allocated: None,
             held: [None; INLINE_OPERANDS],
         }
@@ -269,7 +266,6 @@ impl<'a> SingleRun<'a> {
                 (self.ptrs[0], self.dtypes[0]) = (o.data, o.dtype);
                 o.flag.acquire(name, true)?;
                 self.held[0] = Some((o.flag, true));
-                self.given_out = Some(o.tensor);
             }
             None => {
                 let t = self
