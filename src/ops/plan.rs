@@ -62,9 +62,23 @@ pub(crate) fn half_blocks_apply(
     out: DType,
     inputs: &[DType],
 ) -> bool {
-    compute.is_reduced_float()
-        && out == info.out_dtype(compute)
-        && inputs.iter().all(|&d| d == compute)
+    half_blocks_hold(
+        compute,
+        info.out_dtype(compute),
+        out,
+        inputs.iter().copied(),
+    )
+}
+
+/// [`half_blocks_apply`]'s rule for any op whose result dtype is `result` (the ops with
+/// arguments, outside the table, give their compute dtype).
+pub(crate) fn half_blocks_hold(
+    compute: DType,
+    result: DType,
+    out: DType,
+    mut inputs: impl Iterator<Item = DType>,
+) -> bool {
+    compute.is_reduced_float() && out == result && inputs.all(|d| d == compute)
 }
 
 /// Whether the op runs its f32 functor over the half blocks ([`half_blocks_apply`]): the same

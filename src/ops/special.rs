@@ -371,11 +371,10 @@ pub fn addcmul(
 
 /// The dtype whose functor an f16/bf16 op computing in `dtype` runs: f32 over f32 blocks
 /// (F16C / vectorized bf16 conversions; the half functor is the f32 one rounded once) when every
-/// operand is stored in `dtype`, else `dtype` itself (another input dtype must round to `dtype`
-/// first, another output dtype must get the rounded result: `plan::half_blocks_apply`).
+/// operand is stored in `dtype` (`plan::half_blocks_hold`), else `dtype` itself.
 fn f32_blocks_or(dtype: DType, iter: &TensorIterator) -> DType {
-    let all = (0..iter.ntensors()).all(|i| iter.dtype(i) == dtype);
-    if dtype.is_reduced_float() && all {
+    let inputs = (1..iter.ntensors()).map(|i| iter.dtype(i));
+    if plan::half_blocks_hold(dtype, dtype, iter.dtype(0), inputs) {
         DType::F32
     } else {
         dtype
