@@ -2,7 +2,7 @@
 //! multiply-adds, 16 lanes wide in the kernels' AVX-512 loops (8 in AVX2), relative-accurate
 //! in the far tails down to their underflow.
 //!
-//! One kernel serves all three: for `a >= 0`, `erfc a = erfcx(a) · e^(-a²)` with
+//! `erfc` and `gelu` share one kernel: for `a >= 0`, `erfc a = erfcx(a) · e^(-a²)` with
 //! - `erfcx(a) = (1 + p(q)) / (1 + 2a)`, `q = (a - 2)/(a + 2)` in [-1, 0.69] for a in [0, 11]:
 //!   one polynomial of degree 9 on the whole range, no interval selects (the
 //!   `(a-2)/(a+2)` form is Norbert Juffa's `erfcf`; the coefficients are our own least-squares
@@ -14,11 +14,13 @@
 //!   with `erfcx` (one rounding), and `2^n` applied last in two factors, so a subnormal result
 //!   is rounded once.
 //!
-//! `erf a` is `a + a·P(a²)` below 0.9296875 (P of degree 6, same fit; `a·2/√π` in f64 below
-//! 2^-14), `1 - erfc a` above (rounds to 1 from 3.92: a is clamped to 4), with erfc there by a
-//! lighter form of the kernel (`erfc_for_erf`: the result is >= 0.81, so erfc needs ~2^-22
-//! relative, not the tail's accuracy: one division, no residual corrections); `gelu x = x/2 · erfc(-x/√2)` is the kernel on
-//! `t = |x|/√2` with `t² = x²/2` split exactly, `x - x/2·erfc t` for x >= 0.
+//! `erf` needs no tail (its result is >= 0.84 from 1 on) and uses two polynomials instead:
+//! `a + a·P(a²)` below 1 (P of degree 6) and `1 - Q(a - 2.5)` from 1 to 4 (Q of degree 14
+//! fitted to `erfc` for absolute error; `a - 2.5` is exact on [1, 4], so the only roundings
+//! are Horner's; a is clamped to 4, erf rounding to 1 from 3.92): no division, no `exp`, half
+//! the time of the kernel. The coefficients are least-squares (Lawson) fits rounded to f32.
+//! `gelu x = x/2 · erfc(-x/√2)` is the kernel on `t = |x|/√2` with `t² = x²/2` split exactly,
+//! `x - x/2·erfc t` for x >= 0.
 //!
 //! Max error against the f64 libm function rounded to f32, all 2^32 inputs
 //! (`tests/math_accuracy.rs`, ignored test): `erf` 1 ulp, `erfc` 2 ulp, `gelu` 3 ulp.
@@ -39,19 +41,39 @@ const ERFCX_P: [f32; 10] = [
     -0.000_401_087_13,
 ];
 
-/// `P(s) = erf(a)/a - 1`, `s = a²`, a in [0, 0.9296875], lowest degree first.
+/// `P(s) = erf(a)/a - 1`, `s = a²`, a in [0, 1], lowest degree first.
 const ERF_P: [f32; 7] = [
     0.128_379_17,
-    -0.376_126_35,
-    0.112_836_935,
-    -0.026_859_23,
-    0.005_200_544_4,
-    -0.000_813_655_73,
-    8.342_002e-5,
+    -0.376_126_26,
+    0.112_836,
+    -0.026_854_444,
+    0.005_189_534_7,
+    -0.000_802_083_7,
+    7.889_104e-5,
 ];
 
-/// Below this, `erf` is its own polynomial; above, `1 - erfc`.
-const ERF_SMALL: f32 = 0.929_687_5;
+/// `Q(t) = erfc(t + 2.5)` for t in [-1.5, 1.5] (a in [1, 4]), absolute error 1e-8, lowest
+/// degree first.
+const ERFC_MID_Q: [f32; 15] = [
+    0.000_406_952_66,
+    -0.002_178_188_9,
+    0.005_445_676_4,
+    -0.008_351_716,
+    0.008_622_685,
+    -0.006_109_302_4,
+    0.002_797_348_9,
+    -0.000_560_065_1,
+    -0.000_258_480_72,
+    0.000_270_398_83,
+    -8.125_663e-5,
+    -1.768_200_3e-5,
+    1.576_800_1e-5,
+    -5.092_919_7e-7,
+    -8.961_361_6e-7,
+];
+
+/// Below this, `erf` is its own polynomial; above, `1 - Q`.
+const ERF_SMALL: f32 = 1.0;
 
 /// `p(q)` of [`ERFCX_P`] by Horner's rule.
 #[inline(always)]
@@ -135,35 +157,24 @@ fn abs_clamped(x: f32, max: f32) -> f32 {
     if a < max { a } else { max }
 }
 
-/// `erfc a` for `a` in [0.9296875, 4] to about 2^-22 relative, for erf's `1 - erfc a` there
-/// (>= 0.81, so this is under 0.4 ulp of the result): the erfc kernel without the steps its
-/// tail needs (relative accuracy down to underflow): one division for both reciprocals, no
-/// residual corrections, `a²` rounded once, one scale factor (2^n >= 2^-24, normal).
-#[inline(always)]
-fn erfc_for_erf(a: f32) -> f32 {
-    let d1 = a + 2.0;
-    let d2 = fma(2.0, a, 1.0);
-    let rr = 1.0 / (d1 * d2);
-    let q = (a - 2.0) * (rr * d2);
-    let cx = (1.0 + erfcx_poly(q)) * (rr * d1);
-    let (w, n) = exp_neg(a * a, 0.0);
-    fma(cx, w, cx) * f32::from_bits(((n + 127) as u32) << 23)
-}
-
 /// The error function for f32, branch-free (see the module docs), the sign of x put back (so
 /// `erf(-0) = -0`, `erf(±inf) = ±1`). Max error 1 ulp.
 #[inline(always)]
 pub fn erf_f32(x: f32) -> f32 {
     let a = abs_clamped(x, 4.0);
     let z = a * a;
-    let c = &ERF_P;
-    let mut p = c[6];
+    // Written out: a `for` loop here keeps LLVM from vectorizing the caller's loop.
     macro_rules! horner {
-        ($($k:literal)*) => {$( p = fma(p, z, c[$k]); )*};
+        ($c:ident, $v:ident; $top:literal $($k:literal)*) => {{
+            let mut p = $c[$top];
+            $( p = fma(p, $v, $c[$k]); )*
+            p
+        }};
     }
-    horner!(5 4 3 2 1 0);
-    let small = fma(a, p, a);
-    let big = 1.0 - erfc_for_erf(a);
+    let small = fma(a, horner!(ERF_P, z; 6 5 4 3 2 1 0), a);
+    // Exact on [1, 4] (Sterbenz, and the grid of [1, 2) holds every difference there).
+    let t = a - 2.5;
+    let big = 1.0 - horner!(ERFC_MID_Q, t; 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0);
     // Below 2^-14, `a·2/√π` in f64 (the a³ term is < 2^-29 relative): correctly rounded, also
     // where the result is subnormal (the f32 constant of `small` is off by 2^-30 relative,
     // enough to miss the correctly rounded result now and then).
