@@ -1198,3 +1198,46 @@ fn wide_integer_pow_narrow_form_matches_the_loop() {
     assert_eq!(Pow.call_narrow((-1i64, 201)), -1);
     assert_eq!(Pow.call_narrow((2u64, 40)), 1 << 40);
 }
+
+/// exp and sigmoid run their plain forms per block where every result (and sigmoid's e^-|x|)
+/// is normal, and elsewhere general forms that make subnormal values without a subnormal
+/// floating-point operation (no microcode assists). The general forms must give the plain
+/// forms' bits (`call_narrow`, correct everywhere, only slow on subnormals) for every input:
+/// every f32 with |x| in [64, 128) (the subnormal and underflow range, and sigmoid's other
+/// side), one bit pattern in 61 elsewhere (NaNs of both signs included), and the specials.
+#[test]
+fn exp_and_sigmoid_general_forms_give_the_plain_bits() {
+    let check = |x: f32| {
+        let (g, p) = (Exp.call((x,)), Exp.call_narrow((x,)));
+        assert_eq!(g.to_bits(), p.to_bits(), "exp({x:e} = {:#x})", x.to_bits());
+        let (g, p) = (Sigmoid.call((x,)), Sigmoid.call_narrow((x,)));
+        assert_eq!(
+            g.to_bits(),
+            p.to_bits(),
+            "sigmoid({x:e} = {:#x})",
+            x.to_bits()
+        );
+    };
+    for bits in 64f32.to_bits()..128f32.to_bits() {
+        check(f32::from_bits(bits));
+        check(-f32::from_bits(bits));
+    }
+    for bits in (0..=u32::MAX).step_by(61) {
+        check(f32::from_bits(bits));
+    }
+    for x in [
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -f32::NAN,
+        f32::MIN_POSITIVE,
+    ] {
+        check(x);
+    }
+    // The narrow domain is where the plain forms need no subnormal: e^-87 is normal.
+    assert!(Exp.in_narrow_domain((-87.0f32,)) && !Exp.in_narrow_domain((-87.01f32,)));
+    assert!(Sigmoid.in_narrow_domain((87.0f32,)) && !Sigmoid.in_narrow_domain((-87.01f32,)));
+    assert!(!Exp.in_narrow_domain((f32::NAN,)) && !Sigmoid.in_narrow_domain((f32::NAN,)));
+}

@@ -29,6 +29,8 @@ pub trait Real:
     const HALF: Self;
     const NAN: Self;
     const INFINITY: Self;
+    /// The smallest positive normal value.
+    const MIN_POSITIVE: Self;
     /// Rounds an f64 constant to this type (correctly rounded).
     fn c(x: f64) -> Self;
     fn is_nan(self) -> bool;
@@ -37,6 +39,12 @@ pub trait Real:
     fn abs(self) -> Self;
     fn sqrt(self) -> Self;
     fn exp(self) -> Self;
+    /// `exp` with its subnormal results made without a subnormal floating-point operation (on
+    /// x86 each costs a microcode assist per vector): the same bits, costlier where the result
+    /// is normal. f32 only; f64's is `exp` (its subnormal results start at x < -708).
+    fn exp_without_assists(self) -> Self;
+    /// Whether `exp(self)` is a normal number or overflows (false for NaN).
+    fn exp_is_normal(self) -> bool;
     fn exp_m1(self) -> Self;
     fn ln(self) -> Self;
     fn ln_1p(self) -> Self;
@@ -91,6 +99,7 @@ macro_rules! real_impl {
             const HALF: Self = 0.5;
             const NAN: Self = <$t>::NAN;
             const INFINITY: Self = <$t>::INFINITY;
+            const MIN_POSITIVE: Self = <$t>::MIN_POSITIVE;
             #[inline(always)]
             fn c(x: f64) -> Self {
                 x as $t
@@ -220,7 +229,8 @@ next_after_bits!(next_after_f64, f64, 1u64 << 63);
 // f64 sin/cos/tan above 2^20·π/2 (the branch-free general reduction costs more than libm's) and erf/erfc
 // (libm's branch per interval wins when the data sits in one interval, as in the sweep's).
 real_impl!(f32,
-    sqrt = sqrt_f32, exp = fm::exp_f32, exp_m1 = fm::expm1_f32, ln = fm::log_f32,
+    sqrt = sqrt_f32, exp = fm::exp_f32, exp_without_assists = fm::exp_f32_without_assists,
+    exp_m1 = fm::expm1_f32, ln = fm::log_f32,
     ln_1p = fm::log1p_f32, ln_1p_unit = fm::log1p_unit_f32, log2 = fm::log2_f32, log10 = fm::log10_f32, sin = fm::sin_f32,
     cos = fm::cos_f32, tan = fm::trig::tan_f32, sin_narrow = fm::sin_f32_narrow,
     cos_narrow = fm::cos_f32_narrow, tan_narrow = fm::trig::tan_f32_narrow, asin = fm::trig::asin_f32,
@@ -231,10 +241,11 @@ real_impl!(f32,
     ceil = ceil_f32, trunc = trunc_f32, round_even = round_even_f32;
     fmod = fmod_f32, atan2 = fm::trig::atan2_f32, pow = fm::power::pow_f32,
     hypot = fm::power::hypot_f32, copysign = copysign_f32, next_after = next_after_f32;
-    trig_narrow = fm::trig_narrow_f32
+    trig_narrow = fm::trig_narrow_f32, exp_is_normal = fm::exp_f32_is_normal
 );
 real_impl!(f64,
-    sqrt = sqrt_f64, exp = fm::double::exp_f64, exp_m1 = fm::double::expm1_f64,
+    sqrt = sqrt_f64, exp = fm::double::exp_f64, exp_without_assists = fm::double::exp_f64,
+    exp_m1 = fm::double::expm1_f64,
     ln = fm::double::log_f64, ln_1p = fm::double::log1p_f64,
     ln_1p_unit = fm::double::log1p_unit_f64, log2 = fm::double_hyp::log2_f64,
     log10 = fm::double_hyp::log10_f64, sin = sin_f64, cos = cos_f64, tan = tan_f64,
@@ -250,7 +261,7 @@ real_impl!(f64,
     fmod = fmod_f64, atan2 = fm::double_trig::atan2_f64, pow = fm::double_erf_pow::pow_f64,
     hypot = fm::double_erf_pow::hypot_f64, copysign = copysign_f64,
     next_after = next_after_f64;
-    trig_narrow = dt::trig_narrow_f64
+    trig_narrow = dt::trig_narrow_f64, exp_is_normal = fm::double::exp_f64_is_normal
 );
 
 /// f64 `sin`, `cos`, `tan` as `Real` has them: the vectorizable narrow forms below 2^20·π/2,
@@ -379,14 +390,16 @@ macro_rules! real_unary_impls {
         }
         $crate::functors::real::real_unary_impls!(@rest $name);
     };
-    // `narrow: m`: f32 and f64 have `Real::m` as the narrow form on `Real::trig_narrow`'s
-    // domain (the trig functions).
-    ($name:ty, narrow: $narrow:ident) => {
-        $crate::functors::real::real_unary_impls!(@narrow $name, f32, $narrow);
-        $crate::functors::real::real_unary_impls!(@narrow $name, f64, $narrow);
+    // `narrow: m, domain: d`: f32 and f64 have the functor's inherent `m` as the narrow form
+    // (`Functor::call_narrow`) on the inputs where its inherent `d` holds
+    // (`Functor::in_narrow_domain`): the trig functions (their short argument reduction), exp
+    // and sigmoid (normal results and intermediates, where they need no subnormal-safe steps).
+    ($name:ty, narrow: $narrow:ident, domain: $domain:ident) => {
+        $crate::functors::real::real_unary_impls!(@narrow $name, f32, $narrow, $domain);
+        $crate::functors::real::real_unary_impls!(@narrow $name, f64, $narrow, $domain);
         $crate::functors::real::real_unary_impls!(@half $name);
     };
-    (@narrow $name:ty, $t:ty, $narrow:ident) => {
+    (@narrow $name:ty, $t:ty, $narrow:ident, $domain:ident) => {
         impl $crate::functors::Functor<($t,)> for $name {
             type Output = $t;
             #[inline(always)]
@@ -396,11 +409,11 @@ macro_rules! real_unary_impls {
             const HAS_NARROW_DOMAIN: bool = true;
             #[inline(always)]
             fn in_narrow_domain(&self, (x,): ($t,)) -> bool {
-                $crate::functors::real::Real::trig_narrow(x)
+                self.$domain(x)
             }
             #[inline(always)]
             fn call_narrow(&self, (x,): ($t,)) -> $t {
-                $crate::functors::real::Real::$narrow(x)
+                self.$narrow(x)
             }
         }
     };

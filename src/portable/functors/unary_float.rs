@@ -90,8 +90,16 @@ macro_rules! trig_unary {
             fn eval<R: Real>(&self, x: R) -> R {
                 x.$f()
             }
+            #[inline(always)]
+            fn eval_narrow<R: Real>(&self, x: R) -> R {
+                x.$narrow()
+            }
+            #[inline(always)]
+            fn in_narrow<R: Real>(&self, x: R) -> bool {
+                x.trig_narrow()
+            }
         }
-        real_unary_impls!($name, narrow: $narrow);
+        real_unary_impls!($name, narrow: eval_narrow, domain: in_narrow);
     )*};
 }
 
@@ -104,9 +112,27 @@ trig_unary! {
     Tan: tan, tan_narrow;
 }
 
+/// `e^x`. Subnormal results (f32 x < -87) come without a subnormal floating-point operation
+/// (`Real::exp_without_assists`); blocks whose results are all normal run the plain form.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Exp;
+impl Exp {
+    #[inline(always)]
+    fn eval<R: Real>(&self, x: R) -> R {
+        x.exp_without_assists()
+    }
+    #[inline(always)]
+    fn eval_narrow<R: Real>(&self, x: R) -> R {
+        x.exp()
+    }
+    #[inline(always)]
+    fn in_narrow<R: Real>(&self, x: R) -> bool {
+        x.exp_is_normal()
+    }
+}
+real_unary_impls!(Exp, narrow: eval_narrow, domain: in_narrow);
+
 float_unary!(
-    /// `e^x`.
-    Exp: |x| x.exp();
     /// `e^x - 1`, accurate near 0.
     Expm1: |x| x.exp_m1();
     /// Natural log (`log(-0.0) = -inf`, negative gives NaN).

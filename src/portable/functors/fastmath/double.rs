@@ -93,6 +93,13 @@ pub(super) fn log_poly(z: f64) -> f64 {
     t2 + t1
 }
 
+/// Whether [`exp_f64`] of `x` is a normal number or overflows (e^-708 > 2^-1022; false for
+/// NaN).
+#[inline(always)]
+pub fn exp_f64_is_normal(x: f64) -> bool {
+    x >= -708.0
+}
+
 /// `e^x` for f64, branch-free (fdlibm `e_exp.c`): `x = k ln2 + r`, |r| <= ln2/2, `e^r` by the
 /// rational form `1 + r + r·c/(2 - c)` with a degree-5 polynomial in r² (error < 2^-59), then
 /// `·2^k` as two factors. Max 1 ulp from glibc's (measured, see tests/accuracy.rs).
