@@ -1241,3 +1241,33 @@ fn exp_and_sigmoid_general_forms_give_the_plain_bits() {
     assert!(Sigmoid.in_narrow_domain((87.0f32,)) && !Sigmoid.in_narrow_domain((-87.01f32,)));
     assert!(!Exp.in_narrow_domain((f32::NAN,)) && !Sigmoid.in_narrow_domain((f32::NAN,)));
 }
+
+/// gcd and lcm on 16- to 64-bit integers run the vectorized 13-step Euclid (the 8-bit types'
+/// form) per block where every magnitude is at most 255: it must give `call`'s bits (PyTorch's
+/// loop with the division instruction) there, for every pair of magnitudes up to 300 and signs,
+/// and the domain must end at 255 (and exclude `MIN`, whose magnitude wraps).
+#[test]
+fn gcd_lcm_narrow_forms_match_the_loops() {
+    macro_rules! check {
+        ($($t:ty),*) => {$(
+            let range: Vec<$t> = (-300i64..=300).filter_map(|v| <$t>::try_from(v).ok()).collect();
+            let mut narrow = 0;
+            for &a in &range {
+                for &b in &range {
+                    let small = a as i128 >= -255 && a as i128 <= 255 && b as i128 >= -255 && b as i128 <= 255;
+                    assert_eq!(Gcd.in_narrow_domain((a, b)), small, "{a} {b}");
+                    assert_eq!(Lcm.in_narrow_domain((a, b)), small, "{a} {b}");
+                    if small {
+                        narrow += 1;
+                        assert_eq!(Gcd.call_narrow((a, b)), Gcd.call((a, b)), "gcd({a}, {b}) {}", stringify!($t));
+                        assert_eq!(Lcm.call_narrow((a, b)), Lcm.call((a, b)), "lcm({a}, {b}) {}", stringify!($t));
+                    }
+                }
+            }
+            assert!(narrow > 60_000, "{narrow}");
+            assert!(!Gcd.in_narrow_domain((<$t>::MIN, 1 as $t)) || <$t>::MIN == 0 as $t);
+            assert!(!Gcd.in_narrow_domain((<$t>::MAX, 1 as $t)));
+        )*};
+    }
+    check!(i16, i32, i64, u16, u32, u64);
+}

