@@ -226,8 +226,10 @@ next_after_bits!(next_after_f64, f64, 1u64 << 63);
 
 // The branch-free forms of `fastmath` wherever one exists (every functor written against
 // `Real` gets them, mish and softplus as much as exp; the loops vectorize), libm elsewhere:
-// f64 sin/cos/tan above 2^20·π/2 (the branch-free general reduction costs more than libm's) and erf/erfc
-// (libm's branch per interval wins when the data sits in one interval, as in the sweep's).
+// f64 sin/cos/tan above 2^20·π/2 (the branch-free general reduction costs more than libm's) and
+// erfc (fdlibm's branch-free form, all four intervals and two exps in every lane, loses to
+// libm's branch per interval when the data sits in one interval, as in the sweep's; f64 erf is
+// two polynomials without a tail, faster than libm on any data).
 real_impl!(f32,
     sqrt = sqrt_f32, exp = fm::exp_f32, exp_without_assists = fm::exp_f32_without_assists,
     exp_m1 = fm::expm1_f32, ln = fm::log_f32,
@@ -254,7 +256,7 @@ real_impl!(f64,
     asin = fm::double_trig::asin_f64, acos = fm::double_trig::acos_f64,
     atan = fm::double_trig::atan_f64, sinh = fm::double_hyp::sinh_f64,
     cosh = fm::double_hyp::cosh_f64, tanh = fm::double::tanh_f64,
-    erf = libm::erf, erfc = libm::erfc,
+    erf = fm::double_erf_pow::erf_f64, erfc = libm::erfc,
     exp2 = fm::double_hyp::exp2_f64, asinh = fm::double_hyp::asinh_f64,
     acosh = fm::double_hyp::acosh_f64, atanh = fm::double_hyp::atanh_f64, floor = floor_f64,
     ceil = ceil_f64, trunc = trunc_f64, round_even = round_even_f64;

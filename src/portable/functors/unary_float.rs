@@ -8,7 +8,7 @@ use super::real::{Real, int_unary_impls, real_unary_impls};
 const DEG2RAD: f64 = core::f64::consts::PI / 180.0;
 const RAD2DEG: f64 = 180.0 / core::f64::consts::PI;
 
-/// Error function. f32: `fastmath::erf` (1 ulp), f64: libm (PyTorch's MKL path is as accurate); f16/bf16: PyTorch's
+/// Error function. f32: `fastmath::erf` (1 ulp), f64: `fastmath::double_erf_pow::erf_f64` (two polynomials, 1 ulp); f16/bf16: PyTorch's
 /// vectorized form ([`erf_vectorized_f32`]), whose cancellation gives 0 for tiny |x|
 /// (`erf(1e-8) = 0` in bf16, as PyTorch).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]

@@ -4,12 +4,13 @@
 //! and/or/add/sub and logical shifts (the lane-variable shifts of `pow`'s integer test are
 //! AVX2's `vpsrlvq`/`vpsllvq`).
 //!
-//! `Real` uses `pow` and `hypot`, not `erf`/`erfc`: they evaluate every interval in every lane,
+//! `Real` uses `erf`, `pow` and `hypot`, not `erfc`: it evaluates every interval in every lane,
 //! 1.6-1.8x faster than libm on mixed data but ~2.8x slower where libm's branch stays in its
 //! cheapest interval (|x| < 0.84375, the sweep's [0.05, 0.95] inputs); a kernel that checked
-//! its slice's range first could pick per slice (not done).
+//! its slice's range first could pick per slice (not done). `erf` needs no tail (it is >= 0.84
+//! from 1 on) and is two polynomials, faster than libm on any data (see [`erf_f64`]).
 //!
-//! `erf`/`erfc` are FreeBSD/musl's `s_erf.c` (fdlibm): a rational `P/Q` per interval of
+//! `erfc` is FreeBSD/musl's `s_erf.c` (fdlibm): a rational `P/Q` per interval of
 //! `a = |x|` (`[0, 0.84375)` in `a²`, `[0.84375, 1.25)` in `a - 1`, `[1.25, 1/0.35)` and
 //! `[1/0.35, 28)` in `1/a²`), here one numerator and one denominator of the largest degree
 //! whose coefficients are selected per lane (the shorter ones padded with zeros, so the Horner
@@ -50,8 +51,6 @@ fn hi32(x: f64) -> f64 {
 
 /// `erx`: erf(1) to 28 bits.
 const ERX: f64 = 8.450_629_115_104_675_292_97e-1;
-/// `8·(2/√π - 1)`, for |x| < 2^-28.
-const EFX8: f64 = 1.027_033_336_764_100_690_53e0;
 
 /// The numerators, ascending powers; columns: fdlibm's `pp` (a < 0.84375), `pa` (< 1.25),
 /// `ra` (< 1/0.35), `rb` (< 28), zero-padded to degree 7.
@@ -191,31 +190,112 @@ fn erf_kernel(a: f64) -> (f64, f64) {
     (y, tail)
 }
 
-/// The error function for f64, branch-free: fdlibm `s_erf.c` (see the module docs), every
-/// interval computed and one selected: `x + x·P/Q` below 0.84375 (`(8x + efx8·x)/8` below
-/// 2^-28), `erx + P/Q` below 1.25, `1 - erfc|x|` below 6, 1 above, the sign of x put back.
-/// Max 1 ulp from the `libm` crate's `erf` (measured, see tests/accuracy.rs).
+/// `erfc(2 + t)` for t in [-1, 1] (a in [1, 3]), absolute error 2^-57, lowest degree first.
+const ERFC_MID_NEAR: [f64; 24] = [
+    0.004677734981047269,
+    -0.020666985354092053,
+    0.04133397070818337,
+    -0.04822296582621496,
+    0.034444975590188706,
+    -0.013089090724250439,
+    -0.0004592663418630459,
+    0.003378888081554037,
+    -0.0015910298184689605,
+    5.011835214090492e-05,
+    0.000262802369598141,
+    -0.0001037657041094764,
+    -5.229847014731291e-06,
+    1.6242877732665705e-05,
+    -3.9514693876535065e-06,
+    -9.574491390360167e-07,
+    7.008360439616501e-07,
+    -5.9077280434910956e-08,
+    -6.065054092812843e-08,
+    1.8419800286519057e-08,
+    2.3850183073510263e-09,
+    -1.980474545748185e-09,
+    3.083742666897777e-11,
+    1.0768977644960846e-10,
+];
+/// `erfc(4.5 + t)` for t in [-1.5, 1.5] (a in [3, 6]), absolute error 2^-55.
+const ERFC_MID_FAR: [f64; 24] = [
+    1.966160619196362e-10,
+    -1.8113059029544498e-09,
+    8.150874258858208e-09,
+    -2.384886006087698e-08,
+    5.094302633878907e-08,
+    -8.45427218056502e-08,
+    1.1322886350756936e-07,
+    -1.254511033046539e-07,
+    1.1687094174602599e-07,
+    -9.247663664592487e-08,
+    6.244739404371065e-08,
+    -3.596261434282918e-08,
+    1.7517519196216314e-08,
+    -7.053794794451648e-09,
+    2.2168609732912004e-09,
+    -4.582995250985145e-10,
+    4.6125668311474595e-12,
+    4.880751017669093e-11,
+    -2.7429227677701365e-11,
+    7.946653194586624e-12,
+    -2.2557428972011408e-13,
+    -5.96652698684797e-13,
+    1.359627799873593e-13,
+    -3.6216325638017755e-15,
+];
+/// `P(z) = erf(a)/a - 1`, `z = a²` in [0, 1], relative error 2^-55.5.
+const ERF_SMALL_P: [f64; 13] = [
+    0.1283791670955126,
+    -0.3761263890318375,
+    0.11283791670954879,
+    -0.026866170645076792,
+    0.0052239776248180145,
+    -0.000854832698083379,
+    0.0001205533111164271,
+    -1.4925595266831182e-05,
+    1.6461000484121368e-06,
+    -1.6350312701054695e-07,
+    1.4659775274047436e-08,
+    -1.1372848856791674e-09,
+    5.957176147748911e-11,
+];
+
+/// The error function for f64, branch-free, by two polynomials per lane (no division, no exp):
+/// `a + a·P(a²)` below 1 (P of degree 12, relative 2^-55) and `1 - Q(a - c)` from 1 to 6, Q of
+/// degree 23 fitted to erfc for absolute error on [1, 3] (c = 2) and [3, 6] (c = 4.5), its
+/// coefficients selected per lane (erf is >= 0.84 there, so erfc needs no relative accuracy;
+/// `a - c` is exact on both intervals). Chebyshev interpolants (mpmath, 50 digits) rounded to
+/// f64; erf rounds to 1 from 5.93 (a is clamped to 6). The sign of x put back, NaN returned as
+/// it is. Max 1 ulp from the `libm` crate's `erf` (`tests/math_accuracy_f64.rs`).
 #[inline(always)]
 pub fn erf_f64(x: f64) -> f64 {
     let ax = abs(x);
-    // erf rounds to 1 from 5.93: clamping to 6 changes no result (NaN becomes 6 here).
     let a = if ax < 6.0 { ax } else { 6.0 };
-    let (y, tail) = erf_kernel(a);
-    let r = if a < 3.725_290_298_461_914e-9 {
-        0.125 * (8.0 * a + EFX8 * a)
-    } else {
-        a + a * y
+    let z = a * a;
+    let mut p = ERF_SMALL_P[12];
+    // Written out (no loop), as in `erf.rs`.
+    macro_rules! horner {
+        ($p:ident, $v:ident, $c:expr; $($k:literal)*) => {$( $p = fma_f64($p, $v, $c[$k]); )*};
+    }
+    horner!(p, z, ERF_SMALL_P; 11 10 9 8 7 6 5 4 3 2 1 0);
+    let small = fma_f64(a, p, a);
+    let far = a >= 3.0;
+    let t = a - if far { 4.5 } else { 2.0 };
+    let pick = |k: usize| {
+        if far {
+            ERFC_MID_FAR[k]
+        } else {
+            ERFC_MID_NEAR[k]
+        }
     };
-    let r = if a < ERF_B0 {
-        r
-    } else if a < ERF_B1 {
-        ERX + y
-    } else {
-        1.0 - tail
-    };
-    let r = if a >= 6.0 { 1.0 } else { r };
+    let mut q = pick(23);
+    macro_rules! horner_picked {
+        ($($k:literal)*) => {$( q = fma_f64(q, t, pick($k)); )*};
+    }
+    horner_picked!(22 21 20 19 18 17 16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0);
+    let r = if a < 1.0 { small } else { 1.0 - q };
     let r = f64::from_bits(r.to_bits() | (x.to_bits() & SIGN));
-    // A NaN input is returned as it is.
     if ax <= f64::INFINITY { r } else { x }
 }
 
