@@ -71,6 +71,12 @@ const BINARY_LAYOUTS: [&str; 8] = [
 ];
 const UNARY_LAYOUTS: [&str; 4] = ["contig", "transposed", "step2", "reversed"];
 
+/// Ops with arguments beyond the table's operands (`--only` matches these names): `clamp` with
+/// scalar bounds into a given output, `where(cond, a, 0.0)` (a fresh output: there is no out
+/// form), and the in-place `masked_fill_` (scalar value), `lerp_` (scalar weight), `addcmul_`
+/// (scalar value).
+const ARG_OPS: &[&str] = &["clamp", "where_scalar", "masked_fill_", "lerp_", "addcmul_"];
+
 fn short(d: DType) -> &'static str {
     d.names().rust
 }
@@ -622,6 +628,71 @@ impl Sweep {
             (label, to, layout, bytes),
         );
     }
+
+    /// The argument ops, which are not table lines (`ARG_OPS`): contiguous operands of every
+    /// float dtype, a scalar argument where the op takes one, no reference loop.
+    fn argument_rows(&mut self, wanted: &dyn Fn(&str) -> bool) {
+        for d in DTYPES {
+            if !d.is_float() || !self.wanted_dtype(d) || !self.wanted_layout("contig") {
+                continue;
+            }
+            self.inputs(d);
+            for &op in ARG_OPS {
+                if wanted(op) {
+                    self.argument_row(op, d);
+                }
+            }
+        }
+    }
+
+    fn argument_row(&mut self, op: &'static str, d: DType) {
+        let n = self.n;
+        let (a, b) = (self.inputs[&d].a.share(), self.inputs[&d].b.share());
+        // A mask from the data: about half of the elements (a is uniform in [0.05, 0.95]).
+        let mask = a.lt(0.5);
+        let mut out = DynTensor::zeros(d, a.shape()).expect("output");
+        out.copy_(&a);
+        let e = d.size();
+        let (mut call, bytes): (Box<dyn FnMut() + '_>, usize) = match op {
+            "clamp" => (
+                Box::new(|| {
+                    a.try_clamp_out(Some(0.2.into()), Some(0.8.into()), &out)
+                        .expect("clamp")
+                }),
+                2 * n * e,
+            ),
+            "where_scalar" => (
+                Box::new(|| drop(black_box(weft::ops::dyn_api::where_(&mask, &a, 0.0)))),
+                n * (1 + 2 * e),
+            ),
+            "masked_fill_" => (
+                Box::new(|| out.try_masked_fill_(&mask, 0.0).expect("masked_fill_")),
+                n * (1 + 2 * e),
+            ),
+            "lerp_" => (
+                Box::new(|| out.try_lerp_(&b, 0.3).expect("lerp_")),
+                3 * n * e,
+            ),
+            _ => (
+                Box::new(|| out.try_addcmul_(&a, &b, 0.001).expect("addcmul_")),
+                4 * n * e,
+            ),
+        };
+        let once = time_once(&mut *call);
+        let key = (op, d, d);
+        let layout = if op == "where_scalar" {
+            "fresh"
+        } else {
+            "contig"
+        };
+        self.time_row(
+            key,
+            &mut *call,
+            once,
+            None,
+            (short(d).to_string(), d, layout, bytes as f64),
+        );
+    }
 }
 
 /// The scalar reference of a cast: `convert_value` over a contiguous slice.
@@ -740,6 +811,8 @@ fn run(o: Opts) {
     if wanted("to", &s.o.only) {
         s.cast_rows();
     }
+    let only = s.o.only.clone();
+    s.argument_rows(&|name| wanted(name, &only));
     let mut by_copy: Vec<&Row> = s.rows.iter().collect();
     by_copy.sort_by(|x, y| {
         let k = |r: &Row| r.median_ns / (r.copy_ns_per_byte * r.bytes);

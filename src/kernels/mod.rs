@@ -685,8 +685,24 @@ unsafe fn unary_loop<C: Element, F: Functor<(C,)>>(
 ) where
     F::Output: Element,
 {
+    if let Some(pa) = in_place(po, pa) {
+        // SAFETY: as below; `pa` is `po` (the same elements).
+        return unsafe { narrow_or_plain_loop(f, po, n, |i| (pa.add(i).read(),)) };
+    }
     // SAFETY: element i's argument is `pa[i]`, valid for `i < n` (the caller's contract).
     unsafe { narrow_or_plain_loop(f, po, n, |i| (pa.add(i).read(),)) }
+}
+
+/// `Some(input)` re-derived from the output pointer where an input is the output (in place:
+/// the same address and element size), so that the loop reads element i through the pointer
+/// it writes. LLVM then sees each element read before it is written at distance 0 and
+/// vectorizes; through the input's own pointer its run-time overlap check fails on the exact
+/// aliasing and it runs the scalar fallback loop (in-place `sin_` ran at 3.2x `sin_out`'s
+/// time, `atan2_` 3.8x, `masked_fill_` on halves 5x).
+#[inline(always)]
+fn in_place<O, I>(po: *mut O, pi: *const I) -> Option<*const I> {
+    (size_of::<O>() == size_of::<I>() && po.cast_const().cast::<u8>() == pi.cast::<u8>())
+        .then(|| po.cast_const().cast::<I>())
 }
 
 /// `po[i] = f(arg(i))` for `i < n`. A functor with a narrow domain
@@ -814,6 +830,11 @@ unsafe fn binary_loop<A: Element, B: Element, F: Functor<(A, B)>>(
 ) where
     F::Output: Element,
 {
+    // (In place into the second input, `b.op_out(.., &b)`, is rare: the general loop.)
+    if let Some(pa) = in_place(po, pa) {
+        // SAFETY: as below; `pa` is `po` (the same elements).
+        return unsafe { narrow_or_plain_loop(f, po, n, |i| (pa.add(i).read(), pb.add(i).read())) };
+    }
     // SAFETY: element i's arguments are `pa[i]`, `pb[i]`, valid for `i < n` (the caller's
     // contract).
     unsafe { narrow_or_plain_loop(f, po, n, |i| (pa.add(i).read(), pb.add(i).read())) }
@@ -846,6 +867,17 @@ unsafe fn contiguous_ternary<A: Element, B: Element, C: Element, F: Functor<(A, 
     ) where
         F::Output: Element,
     {
+        // In place into the first input (`lerp_`, `addcmul_`): read through `po` (`in_place`).
+        if let Some(pa) = in_place(po, pa) {
+            for i in 0..n {
+                // SAFETY: the caller's contract; `pa` is `po` (the same elements).
+                unsafe {
+                    po.add(i)
+                        .write(f.call((pa.add(i).read(), pb.add(i).read(), pc.add(i).read())))
+                };
+            }
+            return;
+        }
         for i in 0..n {
             // SAFETY: the caller's contract.
             unsafe {
