@@ -13,6 +13,9 @@
 //! ```
 //!
 //! * Size: 16M elements ([4096, 4096]); `--small`: 64K ([256, 256], cache-resident).
+//! * Argument ops (not table lines, `ARG_OPS`): `clamp` (scalar bounds, into a given output),
+//!   `where_scalar` (`where(cond, a, 0.0)`, a fresh output), `masked_fill_`, `lerp_`, `addcmul_`
+//!   (in place, scalar arguments), contiguous, float dtypes, no reference loop.
 //! * Casts: `to` rows, every (source, destination) dtype pair, `out.copy_(&a)` from a
 //!   contiguous `a`, from `a.t()` and from a reversed view into a contiguous output (`--only =to`).
 //! * Layouts (binary: all; unary: `contig`, `transposed`, `step2`, `reversed`):
