@@ -1130,23 +1130,23 @@ macro_rules! gcd_lcm_int {
     // 8-bit types: `call` is already the vectorized form.
     (@narrow_gcd $t:ty, $abs:expr, $steps:literal) => {};
     (@narrow_lcm $t:ty, $w:ty, $abs:expr, $steps:literal) => {};
-    (@narrow_gcd $t:ty, $abs:expr) => {
+    // The narrow domain of both: every magnitude at most 255.
+    (@small_domain $t:ty, $abs:expr) => {
         const HAS_NARROW_DOMAIN: bool = true;
         #[inline(always)]
         fn in_narrow_domain(&self, (a, b): ($t, $t)) -> bool {
             small_magnitudes(($abs)(a) as u64, ($abs)(b) as u64)
         }
+    };
+    (@narrow_gcd $t:ty, $abs:expr) => {
+        gcd_lcm_int!(@small_domain $t, $abs);
         #[inline(always)]
         fn call_narrow(&self, (a, b): ($t, $t)) -> $t {
             gcd_lcm_int!(@gcd $t, $abs, a, b, 13)
         }
     };
     (@narrow_lcm $t:ty, $w:ty, $abs:expr) => {
-        const HAS_NARROW_DOMAIN: bool = true;
-        #[inline(always)]
-        fn in_narrow_domain(&self, (a, b): ($t, $t)) -> bool {
-            small_magnitudes(($abs)(a) as u64, ($abs)(b) as u64)
-        }
+        gcd_lcm_int!(@small_domain $t, $abs);
         #[inline(always)]
         fn call_narrow(&self, (a, b): ($t, $t)) -> $t {
             let g: $t = gcd_lcm_int!(@gcd $t, $abs, a, b, 13);
