@@ -867,17 +867,6 @@ unsafe fn contiguous_ternary<A: Element, B: Element, C: Element, F: Functor<(A, 
     ) where
         F::Output: Element,
     {
-        // In place into the first input (`lerp_`, `addcmul_`): read through `po` (`in_place`).
-        if let Some(pa) = in_place(po, pa) {
-            for i in 0..n {
-                // SAFETY: the caller's contract; `pa` is `po` (the same elements).
-                unsafe {
-                    po.add(i)
-                        .write(f.call((pa.add(i).read(), pb.add(i).read(), pc.add(i).read())))
-                };
-            }
-            return;
-        }
         for i in 0..n {
             // SAFETY: the caller's contract.
             unsafe {
@@ -891,6 +880,11 @@ unsafe fn contiguous_ternary<A: Element, B: Element, C: Element, F: Functor<(A, 
         (f: &F = f, po: *mut F::Output = po, pa: *const A = pa, pb: *const B = pb,
          pc: *const C = pc, n: usize = n)
         where [F::Output: Element] {
+        // In place into the first input (`lerp_`, `addcmul_`): read through `po` (`in_place`).
+        if let Some(pa) = in_place(po, pa) {
+            // SAFETY: the caller's contract; `pa` is `po` (the same elements).
+            return unsafe { ternary_loop(f, po, pa, pb, pc, n) };
+        }
         // SAFETY: the caller's contract.
         unsafe { ternary_loop(f, po, pa, pb, pc, n) }
     });

@@ -27,6 +27,16 @@
 
 use super::fma_f32 as fma;
 
+/// `c[top]·v^top + ... + c[0]` by Horner's rule with fused multiply-adds, the indices written
+/// out from `top` down: a `for` loop here keeps LLVM from vectorizing the caller's loop.
+macro_rules! horner {
+    ($c:ident, $v:ident; $top:literal $($k:literal)*) => {{
+        let mut p = $c[$top];
+        $( p = fma(p, $v, $c[$k]); )*
+        p
+    }};
+}
+
 /// The polynomial of `erfcx`, `p(q) = (1 + 2a)·e^(a²)·erfc(a) - 1`, lowest degree first.
 const ERFCX_P: [f32; 10] = [
     0.276_978_4,
@@ -78,14 +88,7 @@ const ERF_SMALL: f32 = 1.0;
 /// `p(q)` of [`ERFCX_P`] by Horner's rule.
 #[inline(always)]
 fn erfcx_poly(q: f32) -> f32 {
-    let c = &ERFCX_P;
-    let mut p = c[9];
-    // Written out: a `for` loop here keeps LLVM from vectorizing the caller's loop.
-    macro_rules! horner {
-        ($($k:literal)*) => {$( p = fma(p, q, c[$k]); )*};
-    }
-    horner!(8 7 6 5 4 3 2 1 0);
-    p
+    horner!(ERFCX_P, q; 9 8 7 6 5 4 3 2 1 0)
 }
 
 /// `e^(a²)·erfc(a)` for `a` in [0, 11] (see the module docs), about 1.4 ulp.
@@ -163,14 +166,6 @@ fn abs_clamped(x: f32, max: f32) -> f32 {
 pub fn erf_f32(x: f32) -> f32 {
     let a = abs_clamped(x, 4.0);
     let z = a * a;
-    // Written out: a `for` loop here keeps LLVM from vectorizing the caller's loop.
-    macro_rules! horner {
-        ($c:ident, $v:ident; $top:literal $($k:literal)*) => {{
-            let mut p = $c[$top];
-            $( p = fma(p, $v, $c[$k]); )*
-            p
-        }};
-    }
     let small = fma(a, horner!(ERF_P, z; 6 5 4 3 2 1 0), a);
     // Exact on [1, 4] (Sterbenz, and the grid of [1, 2) holds every difference there).
     let t = a - 2.5;
