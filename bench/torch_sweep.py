@@ -36,7 +36,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TABLE = os.path.join(ROOT, "src", "functors", "table.rs")
+TABLE = os.path.join(ROOT, "src", "portable", "functors", "table.rs")
 
 # weft's dtype list in DType order (examples/bench_sweep.rs sweeps DType::ALL).
 DTYPES = ["bool", "u8", "i8", "i16", "i32", "i64", "u16", "u32", "u64", "f16", "bf16", "f32",

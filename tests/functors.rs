@@ -1271,3 +1271,139 @@ fn gcd_lcm_narrow_forms_match_the_loops() {
     }
     check!(i16, i32, i64, u16, u32, u64);
 }
+
+/// Every table op's narrow form (`Functor::call_narrow`, run by the kernels on blocks where
+/// `in_narrow_domain` holds for every element) gives `call`'s bits wherever its domain holds:
+/// f32 and f64, unary ops over values spread across every exponent of both signs plus the
+/// special values, binary ops over all pairs of a smaller such set.
+#[test]
+fn every_narrow_form_is_the_plain_form_on_its_domain() {
+    fn lcg(mut s: u64) -> impl FnMut() -> u64 {
+        move || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            s >> 16
+        }
+    }
+    fn values32(n: u64) -> Vec<f32> {
+        let mut r = lcg(7);
+        let mut v: Vec<f32> = (0..n)
+            .map(|i| f32::from_bits(((i << 32) / n) as u32 ^ (r() as u32 & 0xfff)))
+            .collect();
+        v.extend([
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ]);
+        v.extend([
+            f32::MIN_POSITIVE,
+            f32::MAX,
+            -f32::MAX,
+            1e-45,
+            -1e-45,
+            -87.0,
+            88.7,
+        ]);
+        v
+    }
+    fn values64(n: u64) -> Vec<f64> {
+        let mut r = lcg(11);
+        let mut v: Vec<f64> = (0..n)
+            .map(|i| f64::from_bits((((i as u128) << 64) / n as u128) as u64 ^ (r() & 0xffff_ffff)))
+            .collect();
+        v.extend([
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ]);
+        v.extend([
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            -f64::MAX,
+            5e-324,
+            -5e-324,
+            -708.0,
+            709.7,
+        ]);
+        v
+    }
+    fn same<T: weft::Element>(a: T, b: T) -> bool {
+        let (a, b) = (a.to_value().to_f64(), b.to_value().to_f64());
+        (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
+    }
+    fn unary<T: Copy + core::fmt::Debug, F: Functor<(T,)> + core::fmt::Debug>(
+        f: F,
+        xs: &[T],
+        bad: &mut Vec<String>,
+    ) where
+        F::Output: weft::Element,
+    {
+        if !F::HAS_NARROW_DOMAIN {
+            return;
+        }
+        let mut inside = 0;
+        for &x in xs {
+            if f.in_narrow_domain((x,)) {
+                inside += 1;
+                if !same(f.call_narrow((x,)), f.call((x,))) {
+                    bad.push(format!("{f:?}({x:?})"));
+                }
+            }
+        }
+        if inside == 0 {
+            bad.push(format!("{f:?}: no value in the narrow domain"));
+        }
+    }
+    fn binary<T: Copy + core::fmt::Debug, F: Functor<(T, T)> + core::fmt::Debug>(
+        f: F,
+        xs: &[T],
+        bad: &mut Vec<String>,
+    ) where
+        F::Output: weft::Element,
+    {
+        if !F::HAS_NARROW_DOMAIN {
+            return;
+        }
+        for &a in xs {
+            for &b in xs {
+                if f.in_narrow_domain((a, b)) && !same(f.call_narrow((a, b)), f.call((a, b))) {
+                    bad.push(format!("{f:?}({a:?}, {b:?})"));
+                }
+            }
+        }
+    }
+    let (u32s, u64s) = (values32(1 << 21), values64(1 << 21));
+    let (b32s, b64s) = (values32(600), values64(600));
+    let mut bad = Vec::new();
+    macro_rules! check {
+        (integral $f:ident $Op:ident $xs32:ident $xs64:ident) => {};
+        (int $f:ident $Op:ident $xs32:ident $xs64:ident) => {};
+        ($g:ident $f:ident $Op:ident $xs32:ident $xs64:ident) => {
+            $f(<$Op>::default(), &$xs32, &mut bad);
+            $f(<$Op>::default(), &$xs64, &mut bad);
+        };
+    }
+    macro_rules! unary_lines {
+        (() $($Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [$($fl:ident)*];)*) => {
+            $(check!($dtypes unary $Op u32s u64s);)*
+        };
+    }
+    macro_rules! binary_lines {
+        (() $($Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [$($fl:ident)*];)*) => {
+            $(check!($dtypes binary $Op b32s b64s);)*
+        };
+    }
+    weft::unary_op_table!(unary_lines);
+    weft::binary_op_table!(binary_lines);
+    bad.truncate(20);
+    assert!(bad.is_empty(), "{bad:#?}");
+}

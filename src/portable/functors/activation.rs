@@ -275,7 +275,8 @@ crate::dtype_types!(numeric => hardtanh_impls!());
 // ---------------------------------------------------------------- elu family
 
 /// `alpha * (e^x - 1)` for `x <= 0`, `x` above, with PyTorch's default `alpha = 1` (`expm1`,
-/// accurate near 0). Floats only.
+/// accurate near 0). Floats only. Narrow form: blocks of positive inputs skip the `expm1`
+/// (the vectorized select computes both sides; PyTorch's kernel skips it per vector too).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Elu;
 impl Elu {
@@ -283,11 +284,20 @@ impl Elu {
     fn eval<R: Real>(&self, x: R) -> R {
         if x <= R::ZERO { x.exp_m1() } else { x }
     }
+    #[inline(always)]
+    fn eval_narrow<R: Real>(&self, x: R) -> R {
+        x
+    }
+    /// Where `eval` takes its identity side (NaN is not).
+    #[inline(always)]
+    fn in_narrow<R: Real>(&self, x: R) -> bool {
+        x > R::ZERO
+    }
 }
-real_unary_impls!(Elu);
+real_unary_impls!(Elu, narrow: eval_narrow, domain: in_narrow);
 
 /// `celu(x) = max(0, x) + min(0, alpha * (e^(x/alpha) - 1))` with the default `alpha = 1`, which
-/// PyTorch computes as elu: the same values as [`Elu`]. Floats only.
+/// PyTorch computes as elu: the same values (and narrow form) as [`Elu`]. Floats only.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Celu;
 impl Celu {
@@ -295,8 +305,16 @@ impl Celu {
     fn eval<R: Real>(&self, x: R) -> R {
         Elu.eval(x)
     }
+    #[inline(always)]
+    fn eval_narrow<R: Real>(&self, x: R) -> R {
+        Elu.eval_narrow(x)
+    }
+    #[inline(always)]
+    fn in_narrow<R: Real>(&self, x: R) -> bool {
+        Elu.in_narrow(x)
+    }
 }
-real_unary_impls!(Celu);
+real_unary_impls!(Celu, narrow: eval_narrow, domain: in_narrow);
 
 /// PyTorch's selu constants.
 const SELU_ALPHA: f64 = 1.673_263_242_354_377_284_817_042_991_671_7;
@@ -304,21 +322,28 @@ const SELU_SCALE: f64 = 1.050_700_987_355_480_493_419_334_985_294_6;
 
 /// `scale * (x > 0 ? x : alpha * (e^x - 1))` with PyTorch's constants, computed as its elu
 /// kernel does: `expm1(x) * (alpha * scale)` (the product rounded to the computation type) or
-/// `x * scale`. Floats only.
+/// `x * scale`. Floats only. Narrow form: `x * scale` on blocks of positive inputs, as [`Elu`].
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Selu;
 impl Selu {
     #[inline(always)]
     fn eval<R: Real>(&self, x: R) -> R {
-        let scale = R::c(SELU_SCALE);
         if x <= R::ZERO {
-            x.exp_m1() * (R::c(SELU_ALPHA) * scale)
+            x.exp_m1() * (R::c(SELU_ALPHA) * R::c(SELU_SCALE))
         } else {
-            x * scale
+            self.eval_narrow(x)
         }
     }
+    #[inline(always)]
+    fn eval_narrow<R: Real>(&self, x: R) -> R {
+        x * R::c(SELU_SCALE)
+    }
+    #[inline(always)]
+    fn in_narrow<R: Real>(&self, x: R) -> bool {
+        Elu.in_narrow(x)
+    }
 }
-real_unary_impls!(Selu);
+real_unary_impls!(Selu, narrow: eval_narrow, domain: in_narrow);
 
 // ---------------------------------------------------------------- smooth activations
 

@@ -626,16 +626,17 @@ impl<const CASE: u8> Functor<(f64,)> for PowScalarCase<f64, CASE> {
     }
 }
 
-/// `x ** e` of an f16 value in f32 (rounded to f16 by the caller): libm's `powf`, whose
-/// result `x * x` is exact for every f16 `x` (tests/half_blocks.rs), so case 0 takes the
-/// product (vectorized).
+/// `x ** e` of an f16 value in f32 (rounded to f16 by the caller): the f32 `pow` of the
+/// tensor-tensor kernel (PyTorch has no exact cases for f16: SLEEF's `powf` over every
+/// exponent), whose `x * x` is exact for every f16 `x` (tests/half_blocks.rs), so case 0
+/// takes the product.
 #[inline(always)]
 fn pow_f16_in_case(case: u8, x: f32, e: f32) -> f32 {
-    if case == 0 { x * x } else { libm::powf(x, e) }
+    if case == 0 { x * x } else { Real::pow(x, e) }
 }
 
 /// `x ** e` of a bf16 value in f32: PyTorch's exact cases with every bf16 multiplication
-/// rounded to bf16, libm's `powf` otherwise.
+/// rounded to bf16, the f32 `pow` of the tensor-tensor kernel otherwise.
 #[inline(always)]
 fn pow_bf16_in_case(case: u8, x: f32, e: f32) -> f32 {
     let r = <bf16 as super::HalfFormat>::round;
@@ -646,7 +647,7 @@ fn pow_bf16_in_case(case: u8, x: f32, e: f32) -> f32 {
         3 => 1.0 / Real::sqrt(x),
         4 => 1.0 / x,
         5 => 1.0 / r(x * x),
-        _ => libm::powf(x, e),
+        _ => Real::pow(x, e),
     }
 }
 
