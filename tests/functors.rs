@@ -1407,3 +1407,55 @@ fn every_narrow_form_is_the_plain_form_on_its_domain() {
     bad.truncate(20);
     assert!(bad.is_empty(), "{bad:#?}");
 }
+
+/// A functor that declares `CONSTANT_RESULT` (the kernels then fill the output from one input
+/// element) gives one result for every argument: every table op over every dtype of its line,
+/// on values from every part of each type's range.
+#[test]
+fn constant_results_do_not_depend_on_the_argument() {
+    fn check<T: weft::DynElement + Copy, F: Functor<(T,)> + core::fmt::Debug>(
+        f: F,
+        bad: &mut Vec<String>,
+    ) -> usize
+    where
+        F::Output: weft::Element,
+    {
+        use weft::Element;
+        if !F::CONSTANT_RESULT {
+            return 0;
+        }
+        let vs = [
+            0.0, -0.0, 1.0, -1.0, 0.5, 127.0, -128.0, 255.0, 65535.0, -2e9, 4e9, 1e300,
+        ]
+        .into_iter()
+        .chain([f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1e-310]);
+        let first = f
+            .call((weft::element::convert_value::<f64, T>(0.0),))
+            .to_value()
+            .to_f64();
+        for v in vs {
+            let got = f
+                .call((weft::element::convert_value::<f64, T>(v),))
+                .to_value()
+                .to_f64();
+            if got.to_bits() != first.to_bits() {
+                bad.push(format!("{f:?}: {v} gives {got}, 0 gives {first}"));
+            }
+        }
+        1
+    }
+    let mut bad = Vec::new();
+    let mut constant = 0;
+    for d in DType::ALL {
+        macro_rules! lines {
+            (() $($Op:ident $name:ident: $dtypes:ident -> $r:ident, $c:ident [$($fl:ident)*];)*) => {
+                $(constant += weft::dispatch_dtypes!(d, $dtypes,
+                    T => check::<T, _>(<$Op>::default(), &mut bad), _ => 0);)*
+            };
+        }
+        weft::unary_op_table!(lines);
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+    // isnan, isinf, isfinite over 8 integer types and bool; signbit over 4 unsigned and bool.
+    assert_eq!(constant, 3 * 9 + 5, "functors declaring a constant result");
+}

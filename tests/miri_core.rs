@@ -440,3 +440,33 @@ fn flat_tier_fresh_given_in_place_and_mixed() {
     e.abs_();
     assert_eq!(e.to_vec(), a.to_vec());
 }
+
+/// Contiguous halves run in whole groups of 64 fused (widen, compute, narrow in one loop) and
+/// the rest through the block path: a run of 130 (two groups and a tail) fresh, in place, and
+/// with a broadcast operand on either side. Constant-result functors (`isinf` of integers)
+/// fill their output from one element of a reversed or strided input.
+#[test]
+fn fused_half_groups_and_constant_results() {
+    use weft::half::{bf16, f16};
+    let n = 130;
+    let xs: Vec<f32> = (0..n).map(|i| i as f32 * 0.25 - 16.0).collect();
+    let h = Tensor::<f16>::from_vec(xs.iter().map(|&v| f16::from_f32(v)).collect(), &[n]).unwrap();
+    let want: Vec<f16> = xs.iter().map(|&v| f16::from_f32(v + v)).collect();
+    assert_eq!((&h + &h).to_vec(), want);
+    let mut hh = h.clone();
+    hh.add_(&h.clone());
+    assert_eq!(hh.to_vec(), want);
+    let want: Vec<f16> = xs.iter().map(|&v| f16::from_f32(2.0 - v)).collect();
+    assert_eq!((2.0 - &h).to_vec(), want);
+    let b = h.to::<bf16>();
+    let want: Vec<bf16> = xs.iter().map(|&v| bf16::from_f32(v * 0.5)).collect();
+    assert_eq!((&b * 0.5).to_vec(), want);
+    let mut bb = b.clone();
+    bb.neg_();
+    assert!(bb.to_vec().iter().zip(&xs).all(|(g, &x)| g.to_f32() == -x));
+    let ints = Tensor::<i32>::from_vec((0..n as i32).collect(), &[n]).unwrap();
+    for v in [ints.slice(0, None, None, -1), ints.slice(0, None, None, 2)] {
+        assert!(v.isinf().to_vec().iter().all(|&x| !x));
+        assert!(v.isfinite().to_vec().iter().all(|&x| x));
+    }
+}

@@ -19,6 +19,7 @@ use crate::iter::{LoopCost, TensorIterator};
 use isa::on_widest_isa;
 
 mod cast;
+mod half_fused;
 pub(crate) mod isa;
 mod transpose;
 
@@ -152,19 +153,21 @@ unsafe fn load_same<C: Element>(src: *const u8, stride: isize, n: usize, dst: *m
         }
         return;
     }
+    // The reversed and step-2 gathers compiled for the widest ISA: the baseline's SSE2 has no
+    // byte shuffle, and its reversed u8 gather stayed scalar (a reversed u8 op at 8x the copy
+    // limit, twice a reversed f32 one).
     if stride == -e && n > 0 {
-        // SAFETY: the elements are `src - (n-1)` .. `src`, all valid per the contract.
-        unsafe {
-            let low = (src as *const C).sub(n - 1);
-            for i in 0..n {
-                dst.add(i).write(low.add(n - 1 - i).read());
-            }
-        }
+        on_widest_isa!([C: Element] (src: *const C = src as *const C, n: usize = n, dst: *mut C = dst) {
+            // SAFETY: the elements are `src - (n-1)` .. `src`, all valid per the contract.
+            unsafe { load_reversed(src, n, dst) }
+        });
         return;
     }
     if stride == 2 * e && n > 0 {
-        // SAFETY: per the function contract (n elements at step 2 from `src`).
-        unsafe { load_step2(src, n, dst) };
+        on_widest_isa!([C: Element] (src: *const u8 = src, n: usize = n, dst: *mut C = dst) {
+            // SAFETY: per the function contract (n elements at step 2 from `src`).
+            unsafe { load_step2(src, n, dst) }
+        });
         return;
     }
     for i in 0..n {
@@ -173,6 +176,36 @@ unsafe fn load_same<C: Element>(src: *const u8, stride: isize, n: usize, dst: *m
             dst.add(i)
                 .write((src.offset(i as isize * stride) as *const C).read())
         };
+    }
+}
+
+/// `dst[i] = src[-i]` for `n > 0` elements of `C`.
+///
+/// # Safety
+/// `src - (n-1)` .. `src` valid elements, `dst` valid for `n` writes and disjoint from them.
+#[inline(always)]
+unsafe fn load_reversed<C: Element>(src: *const C, n: usize, dst: *mut C) {
+    // SAFETY: the contract.
+    unsafe {
+        let low = src.sub(n - 1);
+        for i in 0..n {
+            dst.add(i).write(low.add(n - 1 - i).read());
+        }
+    }
+}
+
+/// `dst[-i] = src[i]` for `n > 0` elements of `O`.
+///
+/// # Safety
+/// `dst - (n-1)` .. `dst` valid for writes, `src` valid for `n` reads and disjoint from them.
+#[inline(always)]
+unsafe fn store_reversed<O: Element>(src: *const O, n: usize, dst: *mut O) {
+    // SAFETY: the contract.
+    unsafe {
+        let low = dst.sub(n - 1);
+        for i in 0..n {
+            low.add(n - 1 - i).write(src.add(i).read());
+        }
     }
 }
 
@@ -231,13 +264,10 @@ unsafe fn store_same<O: Element>(src: *const O, dst: *mut u8, stride: isize, n: 
     let e = size_of::<O>() as isize;
     // As in [`load_same`]: the strides LLVM vectorizes when it knows them.
     if stride == -e && n > 0 {
-        // SAFETY: the elements are `dst - (n-1)` .. `dst`, all valid per the contract.
-        unsafe {
-            let low = (dst as *mut O).sub(n - 1);
-            for i in 0..n {
-                low.add(n - 1 - i).write(src.add(i).read());
-            }
-        }
+        on_widest_isa!([O: Element] (src: *const O = src, n: usize = n, dst: *mut O = dst as *mut O) {
+            // SAFETY: the elements are `dst - (n-1)` .. `dst`, all valid per the contract.
+            unsafe { store_reversed(src, n, dst) }
+        });
         return;
     }
     if stride == e {
@@ -529,13 +559,14 @@ mod half_blocks {
     #[inline(always)]
     pub(crate) fn f32_to_bf16_bits(x: f32) -> u16 {
         let b = x.to_bits();
-        let nan = ((b >> 16) | 0x0040) as u16;
-        let rounded = (b.wrapping_add(0x7FFF + ((b >> 16) & 1)) >> 16) as u16;
-        if b & 0x7FFF_FFFF > 0x7F80_0000 {
+        let nan = (b >> 16) | 0x0040;
+        let rounded = b.wrapping_add(0x7FFF + ((b >> 16) & 1)) >> 16;
+        // Selected in 32 bits and narrowed once (two narrowings were the loops' bottleneck).
+        (if b & 0x7FFF_FFFF > 0x7F80_0000 {
             nan
         } else {
             rounded
-        }
+        }) as u16
     }
 
     /// # Safety
@@ -910,6 +941,14 @@ impl<T: Copy> BlockBuf<T> {
     }
 }
 
+/// Whether a kernel takes `half_fused`'s one-pass loops: every operand stored as the same
+/// half type, computed in f32 to f32 (`computed`: the functor's argument and result dtypes).
+fn half_fused_dtypes(inputs: &[DType], out: DType, computed: &[DType]) -> bool {
+    out.is_reduced_float()
+        && inputs.iter().all(|&d| d == out)
+        && computed.iter().all(|&d| d == DType::F32)
+}
+
 /// The inner loop of a unary functor `F: (C,) -> O`, for an input stored as `in_dtype` and an
 /// output stored as `out_dtype`.
 ///
@@ -926,6 +965,7 @@ where
         Input::<C>::new(in_dtype),
         Output::<F::Output>::new(out_dtype),
     );
+    let fused_half = half_fused_dtypes(&[in_dtype], out_dtype, &[C::DTYPE, F::Output::DTYPE]);
     move |ptrs: &[*mut u8], strides: &[isize], n: usize| {
         type O<F, C> = <F as Functor<(C,)>>::Output;
         let (po, pa) = (ptrs[0], ptrs[1] as *const u8);
@@ -935,6 +975,11 @@ where
         // written through raw pointers, never through overlapping slices, so an in-place op
         // (po == pa) is fine.
         unsafe {
+            if n == 0 {
+                return;
+            }
+            // A constant result reads one input element (the run's first), as a broadcast.
+            let sa = if F::CONSTANT_RESULT { 0 } else { sa };
             if inp.direct && out.direct {
                 let (po, pa) = (po as *mut O<F, C>, pa as *const C);
                 if so == eo && sa == ea {
@@ -942,20 +987,32 @@ where
                     return;
                 } else if sa == 0 {
                     let v = f.call((pa.read(),));
-                    for i in 0..n {
-                        (po as *mut u8)
-                            .offset(i as isize * so)
-                            .cast::<O<F, C>>()
-                            .write(v);
+                    if so == eo {
+                        // A fill LLVM turns into vector stores.
+                        for i in 0..n {
+                            po.add(i).write(v);
+                        }
+                    } else {
+                        for i in 0..n {
+                            (po as *mut u8)
+                                .offset(i as isize * so)
+                                .cast::<O<F, C>>()
+                                .write(v);
+                        }
                     }
                     return;
                 }
                 // Strided: through the block buffers below, so that the functor runs over
                 // contiguous blocks (vectorized) whatever the layout.
             }
+            // Contiguous halves computed in f32: one fused pass over as much of the run as it
+            // takes (`half_fused`), the block path for the rest.
+            let mut start = 0;
+            if fused_half && sa == 2 && so == 2 {
+                start = half_fused::unary(&f, in_dtype, po, pa, n);
+            }
             // Operands already stored contiguously in their compute type are used in place.
             let (mut a_buf, mut o_buf) = (BlockBuf::<C>::new(), BlockBuf::<O<F, C>>::new());
-            let mut start = 0;
             while start < n {
                 let m = BLOCK.min(n - start);
                 let a = inp.block(pa, sa, start, m, &mut a_buf);
@@ -980,6 +1037,11 @@ where
 {
     let (ia, ib) = (Input::<A>::new(a_dtype), Input::<B>::new(b_dtype));
     let out = Output::<F::Output>::new(out_dtype);
+    let fused_half = half_fused_dtypes(
+        &[a_dtype, b_dtype],
+        out_dtype,
+        &[A::DTYPE, B::DTYPE, F::Output::DTYPE],
+    );
     move |ptrs: &[*mut u8], strides: &[isize], n: usize| {
         type O<F, A, B> = <F as Functor<(A, B)>>::Output;
         let (po, pa, pb) = (ptrs[0], ptrs[1] as *const u8, ptrs[2] as *const u8);
@@ -1012,12 +1074,16 @@ where
                 // Strided: through the block buffers below (gathered, computed contiguously,
                 // scattered), so that the functor vectorizes whatever the layout.
             }
+            // Contiguous or broadcast halves computed in f32: fused, as in `unary`.
+            let mut start = 0;
+            if fused_half && so == 2 {
+                start = half_fused::binary(&f, out_dtype, po, pa, sa, pb, sb, n);
+            }
             let (mut a_buf, mut b_buf) = (BlockBuf::<A>::new(), BlockBuf::<B>::new());
             let mut o_buf = BlockBuf::<O<F, A, B>>::new();
             // Operands stored contiguously in their compute type are used in place (a step-2
             // or reversed input next to a contiguous one and the output: one gather, not three
             // copies).
-            let mut start = 0;
             while start < n {
                 let m = BLOCK.min(n - start);
                 let a = ia.block(pa, sa, start, m, &mut a_buf);

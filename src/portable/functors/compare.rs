@@ -93,6 +93,7 @@ macro_rules! classify {
             fn call(&self, _: ($t,)) -> bool {
                 $ival
             }
+            const CONSTANT_RESULT: bool = true;
         }
     )*};
 }
@@ -111,7 +112,7 @@ classify!(
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Signbit;
 macro_rules! signbit_impls {
-    ($($t:ty => |$x:ident| $body:expr),* $(,)?) => {$(
+    ($($t:ty => |$x:ident| $body:expr, $constant:expr),* $(,)?) => {$(
         impl Functor<($t,)> for Signbit {
             type Output = bool;
             #[inline(always)]
@@ -119,19 +120,21 @@ macro_rules! signbit_impls {
             fn call(&self, ($x,): ($t,)) -> bool {
                 $body
             }
+            const CONSTANT_RESULT: bool = $constant;
         }
     )*};
 }
 macro_rules! signbit_int {
     ([$($t:ty),*]) => {
-        signbit_impls!($($t => |x| x < 0),*);
+        // Unsigned types: never negative.
+        signbit_impls!($($t => |x| x < 0, <$t>::MIN == 0),*);
     };
 }
 crate::dtype_types!(int => signbit_int!());
 signbit_impls!(
-    bool => |_x| false,
-    f16 => |x| x.is_sign_negative(),
-    bf16 => |x| x.is_sign_negative(),
-    f32 => |x| x.is_sign_negative(),
-    f64 => |x| x.is_sign_negative(),
+    bool => |_x| false, true,
+    f16 => |x| x.is_sign_negative(), false,
+    bf16 => |x| x.is_sign_negative(), false,
+    f32 => |x| x.is_sign_negative(), false,
+    f64 => |x| x.is_sign_negative(), false,
 );

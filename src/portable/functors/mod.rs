@@ -66,6 +66,11 @@ pub trait Functor<Args>: Copy + Send + Sync {
     fn call_narrow(&self, args: Args) -> Self::Output {
         self.call(args)
     }
+
+    /// Whether `call`'s result is the same for every argument (`isinf` of an integer, `signbit`
+    /// of an unsigned one): the kernels then compute it once and fill the output without
+    /// reading the inputs (a strided or reversed input would otherwise be gathered for nothing).
+    const CONSTANT_RESULT: bool = false;
 }
 
 pub mod bind;
