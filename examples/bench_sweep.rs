@@ -32,8 +32,10 @@
 //!   (`sub` on bool) make no row; rows weft refuses at run time (`heaviside` with a scalar or
 //!   mixed dtypes) are skipped, counted and listed on stderr.
 //! * Timing: one warm-up call; if it took under 2 ms, each rep is a batch of calls lasting about
-//!   2 ms (the time per call is reported). R reps (default 3), median. A row's op reps are
-//!   interleaved with its scalar reference reps when that reference has not been timed yet.
+//!   2 ms (the time per call is reported). R reps (default 3), median. A row's scalar reference
+//!   (when not timed yet) is timed after the op's reps, not interleaved with them: a reference
+//!   rep evicts the op's operands (the f16 reference's 64 MB made the next `neg` rep 1.4x slower
+//!   than a rep after a rep), and PyTorch's twin (`bench/torch_sweep.py`) has no reference.
 //! * `GB/s` counts bytes read + written once: N elements of a (also for `step2`), b's elements
 //!   (0 for a scalar, C or R for a broadcast), N elements of the output.
 //! * `x copy` = median / (copy ns per byte x bytes), the copy being a `copy_from_slice` of N f32
@@ -307,7 +309,7 @@ fn batch_of(once: Duration) -> u32 {
     }
 }
 
-/// Median ns per call of `op` (and of `reference`, interleaved, when given); `op` has been
+/// Median ns per call of `op` (and of `reference`, after it, when given); `op` has been
 /// called once already (its warm-up), taking `op_once`.
 fn measure(
     reps: usize,
@@ -327,7 +329,10 @@ fn measure(
             op();
         }
         a.push(t.elapsed().as_nanos() as f64 / nb as f64);
-        if let Some(r) = reference.as_mut() {
+    }
+    // After the op's reps, not between them (see the module docs).
+    if let Some(r) = reference.as_mut() {
+        for _ in 0..reps {
             let t = Instant::now();
             for _ in 0..rb {
                 r();
@@ -394,7 +399,7 @@ impl Sweep {
             .is_none_or(|w| l.contains(w.as_str()))
     }
 
-    /// Times a row's op (and its functor reference, interleaved, when this (op, computation
+    /// Times a row's op (and then its functor reference, when this (op, computation
     /// dtype) has no reference time yet; later rows reuse it) and records the row:
     /// `(dtype label, output dtype, layout, bytes moved)`.
     fn time_row(
