@@ -104,12 +104,28 @@ where
     debug_assert!(C::DTYPE == DType::F32 && F::Output::DTYPE == DType::F32);
     let g = AsF32::<_, (C,)>(*f, PhantomData);
     let (po, pa) = (po as *mut u16, pa as *const u16);
+    // SAFETY: the caller's contract.
+    unsafe { unary_f32(&g, half, po, pa, n) }
+}
+
+/// [`unary`] of an f32 functor over the half type's bit patterns: bf16's loop or f16's.
+///
+/// # Safety
+/// As [`unary`].
+#[inline(always)]
+unsafe fn unary_f32<G: Functor<(f32,), Output = f32>>(
+    g: &G,
+    half: DType,
+    po: *mut u16,
+    pa: *const u16,
+    n: usize,
+) -> usize {
     // SAFETY: (both) the caller's contract.
     unsafe {
         if half == DType::BF16 {
-            bf16_unary(&g, po, pa, n)
+            bf16_unary(g, po, pa, n)
         } else {
-            f16_vectors::unary(&g, po, pa, n)
+            f16_vectors::unary(g, po, pa, n)
         }
     }
 }
@@ -151,28 +167,26 @@ where
         match (sa, sb) {
             (2, 2) if half == DType::BF16 => bf16_binary(&g, po, pa, pb, n),
             (2, 2) => f16_vectors::binary(&g, po, pa, pb, n),
-            (2, 0) => {
-                let h = BindRhs {
+            (2, 0) => unary_f32(
+                &BindRhs {
                     f: g,
                     rhs: widen(pb),
-                };
-                if half == DType::BF16 {
-                    bf16_unary(&h, po, pa, n)
-                } else {
-                    f16_vectors::unary(&h, po, pa, n)
-                }
-            }
-            (0, 2) => {
-                let h = BindLhs {
+                },
+                half,
+                po,
+                pa,
+                n,
+            ),
+            (0, 2) => unary_f32(
+                &BindLhs {
                     f: g,
                     lhs: widen(pa),
-                };
-                if half == DType::BF16 {
-                    bf16_unary(&h, po, pb, n)
-                } else {
-                    f16_vectors::unary(&h, po, pb, n)
-                }
-            }
+                },
+                half,
+                po,
+                pb,
+                n,
+            ),
             _ => 0,
         }
     }
