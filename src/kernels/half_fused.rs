@@ -16,7 +16,7 @@
 //! reach: hand-written AVX-512 and AVX2+F16C loops. The baseline and the tail of a run (less
 //! than a group) take the block path.
 
-use super::half_blocks::f32_to_bf16_bits;
+use super::half_blocks::{bf16_bits_to_f32, f32_to_bf16_bits};
 use super::isa::{VectorIsa, on_widest_isa, vector_isa};
 use crate::dtype::DType;
 use crate::element::{Element, convert_value};
@@ -77,11 +77,6 @@ where
 
 /// Elements of one group: 4 AVX-512 vectors, two 256-byte f32 arrays in L1.
 const GROUP: usize = 64;
-
-#[inline(always)]
-fn widen_bf16(b: u16) -> f32 {
-    f32::from_bits((b as u32) << 16)
-}
 
 /// `po[i] = f(pa[i])` for `n` contiguous elements of the half type `half` (both stored as
 /// `half`; `f` computes in f32 to f32): the count done, whole groups (none for f16 without the
@@ -157,7 +152,7 @@ where
         // SAFETY: a broadcast input's one element (the caller's contract).
         let bits = unsafe { p.read() };
         if half == DType::BF16 {
-            widen_bf16(bits)
+            bf16_bits_to_f32(bits)
         } else {
             half::f16::from_bits(bits).to_f32()
         }
@@ -230,19 +225,96 @@ fn group2<G: Functor<(f32, f32), Output = f32>>(
     }
 }
 
-/// `n` bf16 bit patterns from `p` widened into `x`.
+/// A half format's conversions of one group, between its bit patterns and f32.
+trait GroupConversions {
+    /// `x[j]` = the value of `p[j]`.
+    ///
+    /// # Safety
+    /// `p` valid for `GROUP` reads; the CPU has the features the implementation is compiled for.
+    unsafe fn widen(p: *const u16, x: &mut [f32; GROUP]);
+    /// `p[j]` = `y[j]` rounded to the format.
+    ///
+    /// # Safety
+    /// `p` valid for `GROUP` writes; the features, as in `widen`.
+    unsafe fn narrow(y: &[f32; GROUP], p: *mut u16);
+}
+
+/// `po[i] = g(pa[i])` over whole groups: the count done. The one loop of every format and ISA
+/// (inlined into each ISA's function, where `V`'s conversions inline too).
 ///
 /// # Safety
-/// `p` valid for `GROUP` reads.
+/// As [`unary`] over `u16` bit patterns, and `V`'s features present.
 #[inline(always)]
-unsafe fn widen_bf16_group(p: *const u16, x: &mut [f32; GROUP]) {
-    for (j, v) in x.iter_mut().enumerate() {
-        // SAFETY: j < GROUP.
-        *v = widen_bf16(unsafe { p.add(j).read() });
+unsafe fn unary_groups<V: GroupConversions, G: Functor<(f32,), Output = f32>>(
+    g: &G,
+    po: *mut u16,
+    pa: *const u16,
+    n: usize,
+) -> usize {
+    let (mut x, mut y) = ([0f32; GROUP], [0f32; GROUP]);
+    let mut i = 0;
+    while i + GROUP <= n {
+        // SAFETY: elements i .. i + GROUP of both runs; the group is read whole before it is
+        // written (in place is fine); the features: the caller's contract.
+        unsafe {
+            V::widen(pa.add(i), &mut x);
+            group1(g, &x, &mut y);
+            V::narrow(&y, po.add(i));
+        }
+        i += GROUP;
+    }
+    i
+}
+
+/// `po[i] = g(pa[i], pb[i])` over whole groups, as [`unary_groups`].
+///
+/// # Safety
+/// As [`binary`] with both inputs contiguous, and `V`'s features present.
+#[inline(always)]
+unsafe fn binary_groups<V: GroupConversions, G: Functor<(f32, f32), Output = f32>>(
+    g: &G,
+    po: *mut u16,
+    pa: *const u16,
+    pb: *const u16,
+    n: usize,
+) -> usize {
+    let (mut x, mut z, mut y) = ([0f32; GROUP], [0f32; GROUP], [0f32; GROUP]);
+    let mut i = 0;
+    while i + GROUP <= n {
+        // SAFETY: as in `unary_groups`.
+        unsafe {
+            V::widen(pa.add(i), &mut x);
+            V::widen(pb.add(i), &mut z);
+            group2(g, &x, &z, &mut y);
+            V::narrow(&y, po.add(i));
+        }
+        i += GROUP;
+    }
+    i
+}
+
+/// bf16's conversions: integer operations in portable code, the block path's exact shift and
+/// rounding.
+struct Bf16;
+
+impl GroupConversions for Bf16 {
+    #[inline(always)]
+    unsafe fn widen(p: *const u16, x: &mut [f32; GROUP]) {
+        for (j, v) in x.iter_mut().enumerate() {
+            // SAFETY: j < GROUP (the contract).
+            *v = bf16_bits_to_f32(unsafe { p.add(j).read() });
+        }
+    }
+    #[inline(always)]
+    unsafe fn narrow(y: &[f32; GROUP], p: *mut u16) {
+        for (j, &v) in y.iter().enumerate() {
+            // SAFETY: j < GROUP (the contract).
+            unsafe { p.add(j).write(f32_to_bf16_bits(v)) };
+        }
     }
 }
 
-/// The bf16 unary loop over whole groups: the count done.
+/// The bf16 unary loop, compiled for the widest ISA: the count done.
 ///
 /// # Safety
 /// As [`unary`] over `u16` bit patterns.
@@ -254,25 +326,12 @@ unsafe fn bf16_unary<G: Functor<(f32,), Output = f32>>(
 ) -> usize {
     on_widest_isa!([G: Functor<(f32,), Output = f32>]
         (g: &G = g, po: *mut u16 = po, pa: *const u16 = pa, n: usize = n) -> usize {
-        let (mut x, mut y) = ([0f32; GROUP], [0f32; GROUP]);
-        let mut i = 0;
-        while i + GROUP <= n {
-            // SAFETY: elements i .. i + GROUP of both runs; the group is read whole before it
-            // is written (in place is fine).
-            unsafe {
-                widen_bf16_group(pa.add(i), &mut x);
-                group1(g, &x, &mut y);
-                for (j, &v) in y.iter().enumerate() {
-                    po.add(i + j).write(f32_to_bf16_bits(v));
-                }
-            }
-            i += GROUP;
-        }
-        i
+        // SAFETY: the caller's contract; bf16's conversions need no feature.
+        unsafe { unary_groups::<Bf16, G>(g, po, pa, n) }
     })
 }
 
-/// The bf16 binary loop over whole groups, as [`bf16_unary`].
+/// The bf16 binary loop, as [`bf16_unary`].
 ///
 /// # Safety
 /// As [`binary`] with both inputs contiguous.
@@ -286,21 +345,8 @@ unsafe fn bf16_binary<G: Functor<(f32, f32), Output = f32>>(
     on_widest_isa!([G: Functor<(f32, f32), Output = f32>]
         (g: &G = g, po: *mut u16 = po, pa: *const u16 = pa, pb: *const u16 = pb, n: usize = n)
         -> usize {
-        let (mut x, mut z, mut y) = ([0f32; GROUP], [0f32; GROUP], [0f32; GROUP]);
-        let mut i = 0;
-        while i + GROUP <= n {
-            // SAFETY: as in `bf16_unary`.
-            unsafe {
-                widen_bf16_group(pa.add(i), &mut x);
-                widen_bf16_group(pb.add(i), &mut z);
-                group2(g, &x, &z, &mut y);
-                for (j, &v) in y.iter().enumerate() {
-                    po.add(i + j).write(f32_to_bf16_bits(v));
-                }
-            }
-            i += GROUP;
-        }
-        i
+        // SAFETY: as in `bf16_unary`.
+        unsafe { binary_groups::<Bf16, G>(g, po, pa, pb, n) }
     })
 }
 
@@ -357,51 +403,50 @@ mod f16_vectors {
 
     #[cfg(target_arch = "x86_64")]
     mod x86 {
-        use super::super::{GROUP, group1, group2};
+        use super::super::{GROUP, GroupConversions, binary_groups, unary_groups};
         use super::Functor;
         use core::arch::x86_64::*;
 
         /// Round to nearest even: the rounding of `half`'s and the block path's conversions.
         const NEAREST: i32 = _MM_FROUND_TO_NEAREST_INT;
 
-        /// The unary and binary loops: `$lanes` lanes per conversion (`$vh` the half vector,
-        /// `$vf` the f32 one), compiled with `$features`.
+        /// One ISA's f16 conversions (`$lanes` lanes per instruction, `$vh` the half vector)
+        /// and its unary and binary loops ([`unary_groups`] / [`binary_groups`] over them),
+        /// compiled with `$features`.
         macro_rules! f16_loops {
             ($isa:ident, $features:literal, $lanes:literal, $vh:ty, $load:ident, $store:ident,
              $loadf:ident, $storef:ident, $widen:expr, $narrow:expr) => {
                 pub(in super::super) mod $isa {
                     use super::*;
 
-                    /// # Safety
-                    /// The features are present; `p` valid for `GROUP` reads.
-                    #[target_feature(enable = $features)]
-                    unsafe fn widen_group(p: *const u16, x: &mut [f32; GROUP]) {
-                        for k in (0..GROUP).step_by($lanes) {
-                            // SAFETY: k + lanes <= GROUP elements of both.
-                            unsafe {
-                                $storef(
-                                    x.as_mut_ptr().add(k),
-                                    $widen($load(p.add(k) as *const $vh)),
-                                )
-                            };
+                    pub(super) struct Conversions;
+
+                    impl GroupConversions for Conversions {
+                        #[target_feature(enable = $features)]
+                        unsafe fn widen(p: *const u16, x: &mut [f32; GROUP]) {
+                            for k in (0..GROUP).step_by($lanes) {
+                                // SAFETY: k + lanes <= GROUP elements of both.
+                                unsafe {
+                                    $storef(
+                                        x.as_mut_ptr().add(k),
+                                        $widen($load(p.add(k) as *const $vh)),
+                                    )
+                                };
+                            }
+                        }
+                        #[target_feature(enable = $features)]
+                        unsafe fn narrow(y: &[f32; GROUP], p: *mut u16) {
+                            for k in (0..GROUP).step_by($lanes) {
+                                // SAFETY: as in `widen`.
+                                unsafe {
+                                    $store(p.add(k) as *mut $vh, $narrow($loadf(y.as_ptr().add(k))))
+                                };
+                            }
                         }
                     }
 
                     /// # Safety
-                    /// The features are present; `p` valid for `GROUP` writes.
-                    #[target_feature(enable = $features)]
-                    unsafe fn narrow_group(y: &[f32; GROUP], p: *mut u16) {
-                        for k in (0..GROUP).step_by($lanes) {
-                            // SAFETY: as in `widen_group`.
-                            unsafe {
-                                $store(p.add(k) as *mut $vh, $narrow($loadf(y.as_ptr().add(k))))
-                            };
-                        }
-                    }
-
-                    /// # Safety
-                    /// The features are present; `pa` valid for `n` reads and `po` for `n` writes
-                    /// (equal or disjoint).
+                    /// The features are present; as [`unary_groups`].
                     #[target_feature(enable = $features)]
                     pub(in super::super::super) unsafe fn unary<
                         G: Functor<(f32,), Output = f32>,
@@ -411,23 +456,12 @@ mod f16_vectors {
                         pa: *const u16,
                         n: usize,
                     ) -> usize {
-                        let (mut x, mut y) = ([0f32; GROUP], [0f32; GROUP]);
-                        let mut i = 0;
-                        while i + GROUP <= n {
-                            // SAFETY: elements i .. i + GROUP of both runs; the group is read
-                            // whole before it is written (in place is fine).
-                            unsafe {
-                                widen_group(pa.add(i), &mut x);
-                                group1(g, &x, &mut y);
-                                narrow_group(&y, po.add(i));
-                            }
-                            i += GROUP;
-                        }
-                        i
+                        // SAFETY: the caller's contract.
+                        unsafe { unary_groups::<Conversions, G>(g, po, pa, n) }
                     }
 
                     /// # Safety
-                    /// As the unary loop, for both inputs.
+                    /// The features are present; as [`binary_groups`].
                     #[target_feature(enable = $features)]
                     pub(in super::super::super) unsafe fn binary<
                         G: Functor<(f32, f32), Output = f32>,
@@ -438,19 +472,8 @@ mod f16_vectors {
                         pb: *const u16,
                         n: usize,
                     ) -> usize {
-                        let (mut x, mut z, mut y) = ([0f32; GROUP], [0f32; GROUP], [0f32; GROUP]);
-                        let mut i = 0;
-                        while i + GROUP <= n {
-                            // SAFETY: as in the unary loop.
-                            unsafe {
-                                widen_group(pa.add(i), &mut x);
-                                widen_group(pb.add(i), &mut z);
-                                group2(g, &x, &z, &mut y);
-                                narrow_group(&y, po.add(i));
-                            }
-                            i += GROUP;
-                        }
-                        i
+                        // SAFETY: the caller's contract.
+                        unsafe { binary_groups::<Conversions, G>(g, po, pa, pb, n) }
                     }
                 }
             };

@@ -532,11 +532,14 @@ mod half_blocks {
     unsafe fn bf16_to_f32_loop(src: *const u16, dst: *mut f32, n: usize) {
         for i in 0..n {
             // SAFETY: the caller's bound.
-            unsafe {
-                dst.add(i)
-                    .write(f32::from_bits((src.add(i).read() as u32) << 16))
-            };
+            unsafe { dst.add(i).write(bf16_bits_to_f32(src.add(i).read())) };
         }
+    }
+
+    /// A bf16 bit pattern's value: the high half of an f32, exactly (a NaN kept as it is).
+    #[inline(always)]
+    pub(crate) fn bf16_bits_to_f32(b: u16) -> f32 {
+        f32::from_bits((b as u32) << 16)
     }
 
     #[inline(always)]
