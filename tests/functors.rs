@@ -1199,24 +1199,40 @@ fn wide_integer_pow_narrow_form_matches_the_loop() {
     assert_eq!(Pow.call_narrow((2u64, 40)), 1 << 40);
 }
 
-/// exp and sigmoid run their plain forms per block where every result (and sigmoid's e^-|x|)
-/// is normal, and elsewhere general forms that make subnormal values without a subnormal
-/// floating-point operation (no microcode assists). The general forms must give the plain
-/// forms' bits (`call_narrow`, correct everywhere, only slow on subnormals) for every input:
-/// every f32 with |x| in [64, 128) (the subnormal and underflow range, and sigmoid's other
-/// side), one bit pattern in 61 elsewhere (NaNs of both signs included), and the specials.
+/// exp and sigmoid run narrow forms per block where every result (and sigmoid's e^-|x|) is
+/// normal, and elsewhere general forms that make subnormal values without a subnormal
+/// floating-point operation (no microcode assists). The general forms must give the bits of
+/// the plain full-range functions (`fastmath::exp_f32`, `fastmath::sigmoid_f32`: correct
+/// everywhere, only slow on subnormals) for every input, and the narrow forms the same bits on
+/// their domain: every f32 with |x| in [64, 128) (the subnormal and underflow range, the narrow
+/// domain's edge, and sigmoid's other side), one bit pattern in 61 elsewhere (NaNs of both
+/// signs included), and the specials.
 #[test]
 fn exp_and_sigmoid_general_forms_give_the_plain_bits() {
+    use weft::functors::fastmath::{exp_f32, sigmoid_f32};
     let check = |x: f32| {
-        let (g, p) = (Exp.call((x,)), Exp.call_narrow((x,)));
-        assert_eq!(g.to_bits(), p.to_bits(), "exp({x:e} = {:#x})", x.to_bits());
-        let (g, p) = (Sigmoid.call((x,)), Sigmoid.call_narrow((x,)));
+        let plain = exp_f32(x).to_bits();
         assert_eq!(
-            g.to_bits(),
-            p.to_bits(),
+            Exp.call((x,)).to_bits(),
+            plain,
+            "exp({x:e} = {:#x})",
+            x.to_bits()
+        );
+        if Exp.in_narrow_domain((x,)) {
+            let narrow = Exp.call_narrow((x,)).to_bits();
+            assert_eq!(narrow, plain, "narrow exp({x:e} = {:#x})", x.to_bits());
+        }
+        let plain = sigmoid_f32(x).to_bits();
+        assert_eq!(
+            Sigmoid.call((x,)).to_bits(),
+            plain,
             "sigmoid({x:e} = {:#x})",
             x.to_bits()
         );
+        if Sigmoid.in_narrow_domain((x,)) {
+            let narrow = Sigmoid.call_narrow((x,)).to_bits();
+            assert_eq!(narrow, plain, "narrow sigmoid({x:e} = {:#x})", x.to_bits());
+        }
     };
     for bits in 64f32.to_bits()..128f32.to_bits() {
         check(f32::from_bits(bits));
@@ -1236,10 +1252,37 @@ fn exp_and_sigmoid_general_forms_give_the_plain_bits() {
     ] {
         check(x);
     }
-    // The narrow domain is where the plain forms need no subnormal: e^-87 is normal.
-    assert!(Exp.in_narrow_domain((-87.0f32,)) && !Exp.in_narrow_domain((-87.01f32,)));
-    assert!(Sigmoid.in_narrow_domain((87.0f32,)) && !Sigmoid.in_narrow_domain((-87.01f32,)));
+    // The narrow domain: e^-86.5 is normal, with n = round(x/ln2) >= -125 (the narrow form's
+    // single scale factor needs it); NaN is outside.
+    assert!(Exp.in_narrow_domain((-86.5f32,)) && !Exp.in_narrow_domain((-86.51f32,)));
+    assert!(Sigmoid.in_narrow_domain((86.5f32,)) && !Sigmoid.in_narrow_domain((-86.51f32,)));
     assert!(!Exp.in_narrow_domain((f32::NAN,)) && !Sigmoid.in_narrow_domain((f32::NAN,)));
+}
+
+/// f64 exp's narrow form (one scale factor, no thresholds) against the full-range `exp_f64`
+/// on its domain (x >= -708): every 2^40th bit pattern there, the last 2^16 patterns below
+/// the overflow threshold and past it, and the domain's edge.
+#[test]
+fn f64_exp_narrow_form_gives_the_plain_bits() {
+    use weft::functors::fastmath::double::exp_f64;
+    let check = |x: f64| {
+        if Exp.in_narrow_domain((x,)) {
+            let (n, p) = (Exp.call_narrow((x,)).to_bits(), exp_f64(x).to_bits());
+            assert_eq!(n, p, "exp({x:e} = {:#x})", x.to_bits());
+        }
+    };
+    for bits in (0..=u64::MAX).step_by(1 << 40) {
+        check(f64::from_bits(bits));
+    }
+    let top = 709.782712893384f64.to_bits();
+    for bits in top - (1 << 16)..top + (1 << 16) {
+        check(f64::from_bits(bits));
+    }
+    let edge = (-708.0f64).to_bits();
+    for bits in edge - (1 << 12)..edge + (1 << 12) {
+        check(f64::from_bits(bits));
+    }
+    assert!(Exp.in_narrow_domain((-708.0f64,)) && !Exp.in_narrow_domain((-708.01f64,)));
 }
 
 /// gcd and lcm on 16- to 64-bit integers run the vectorized 13-step Euclid (the 8-bit types'

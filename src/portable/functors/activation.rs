@@ -28,8 +28,13 @@ pub struct Sigmoid;
 /// The plain form (`Sigmoid`'s narrow form; also silu's).
 #[inline(always)]
 fn sigmoid<R: Real>(x: R) -> R {
-    // e = e^-|x| <= 1: for x >= 0 the result is 1/(1+e), for x < 0 it is e/(1+e).
-    let e = (-x.abs()).exp();
+    sigmoid_of(x, (-x.abs()).exp())
+}
+
+/// The sigmoid of `x` from `e = e^-|x|` (<= 1): for x >= 0 the result is 1/(1+e), for x < 0 it
+/// is e/(1+e).
+#[inline(always)]
+fn sigmoid_of<R: Real>(x: R, e: R) -> R {
     let num = if x < R::ZERO { e } else { R::ONE };
     num / (R::ONE + e)
 }
@@ -52,7 +57,7 @@ impl Sigmoid {
     }
     #[inline(always)]
     fn eval_narrow<R: Real>(&self, x: R) -> R {
-        sigmoid(x)
+        sigmoid_of(x, (-x.abs()).exp_normal())
     }
     #[inline(always)]
     fn in_narrow<R: Real>(&self, x: R) -> bool {

@@ -43,8 +43,11 @@ pub trait Real:
     /// x86 each costs a microcode assist per vector): the same bits, costlier where the result
     /// is normal. f32 only; f64's is `exp` (its subnormal results start at x < -708).
     fn exp_without_assists(self) -> Self;
-    /// Whether `exp(self)` is a normal number or overflows (false for NaN).
+    /// Whether `exp(self)` is a normal number or overflows (false for NaN): the domain of
+    /// `exp_normal`.
     fn exp_is_normal(self) -> bool;
+    /// `exp` where `exp_is_normal` holds (elsewhere unspecified): the same bits, cheaper.
+    fn exp_normal(self) -> Self;
     fn exp_m1(self) -> Self;
     fn ln(self) -> Self;
     fn ln_1p(self) -> Self;
@@ -232,6 +235,7 @@ next_after_bits!(next_after_f64, f64, 1u64 << 63);
 // two polynomials without a tail, faster than libm on any data).
 real_impl!(f32,
     sqrt = sqrt_f32, exp = fm::exp_f32, exp_without_assists = fm::exp_f32_without_assists,
+    exp_normal = fm::exp_f32_normal,
     exp_m1 = fm::expm1_f32, ln = fm::log_f32,
     ln_1p = fm::log1p_f32, ln_1p_unit = fm::log1p_unit_f32, log2 = fm::log2_f32, log10 = fm::log10_f32, sin = fm::sin_f32,
     cos = fm::cos_f32, tan = fm::trig::tan_f32, sin_narrow = fm::sin_f32_narrow,
@@ -247,6 +251,7 @@ real_impl!(f32,
 );
 real_impl!(f64,
     sqrt = sqrt_f64, exp = fm::double::exp_f64, exp_without_assists = fm::double::exp_f64,
+    exp_normal = fm::double::exp_f64_normal,
     exp_m1 = fm::double::expm1_f64,
     ln = fm::double::log_f64, ln_1p = fm::double::log1p_f64,
     ln_1p_unit = fm::double::log1p_unit_f64, log2 = fm::double_hyp::log2_f64,

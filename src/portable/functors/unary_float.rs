@@ -123,7 +123,7 @@ impl Exp {
     }
     #[inline(always)]
     fn eval_narrow<R: Real>(&self, x: R) -> R {
-        x.exp()
+        x.exp_normal()
     }
     #[inline(always)]
     fn in_narrow<R: Real>(&self, x: R) -> bool {

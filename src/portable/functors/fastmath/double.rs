@@ -118,27 +118,49 @@ pub(super) fn log_poly(z: f64) -> f64 {
     t2 + t1
 }
 
-/// Whether [`exp_f64`] of `x` is a normal number or overflows (e^-708 > 2^-1022; false for
-/// NaN).
+/// Whether `x` is in [`exp_f64_normal`]'s domain: `e^x` is a normal number or overflows
+/// (e^-708 > 2^-1022; false for NaN).
 #[inline(always)]
 pub fn exp_f64_is_normal(x: f64) -> bool {
     x >= -708.0
 }
 
-/// `e^x` for f64, branch-free: `x = k ln2 + r` (|r| <= ln2/2, Cody-Waite as fdlibm's
-/// `e_exp.c`), `e^r` by [`exp_kernel`], then `·2^k` as two factors. Max 1 ulp from glibc's
-/// (tests/math_accuracy_f64.rs).
+/// `x = k ln2 + r` (|r| <= ln2/2, Cody-Waite as fdlibm's `e_exp.c`, `k·LN2_HI` and the first
+/// difference exact) for x in [-746, 710]: returns `(e^r, t)`, `t = x·log2(e) + MAGIC` holding
+/// `k` in its low bits.
+#[inline(always)]
+fn exp_parts_f64(x: f64) -> (f64, f64) {
+    use super::fma_f64 as fma;
+    let t = x * core::f64::consts::LOG2_E + MAGIC;
+    let k = t - MAGIC;
+    let r = fma(-k, LN2_LO, fma(-k, LN2_HI, x));
+    (exp_kernel(r), t)
+}
+
+/// `e^x` for f64, branch-free: [`exp_parts_f64`], then `·2^k` as two factors. Max 1 ulp from
+/// glibc's (tests/math_accuracy_f64.rs).
 #[inline(always)]
 pub fn exp_f64(x: f64) -> f64 {
     // The clamp keeps k in [-1076, 1024]; the thresholds are selected at the end. NaN stays.
     let xc = super::clamp_nan_passing(x, -746.0, 710.0);
-    let t = xc * core::f64::consts::LOG2_E + MAGIC;
-    let k = t - MAGIC;
-    let r = (xc - k * LN2_HI) - k * LN2_LO;
+    let (e, t) = exp_parts_f64(xc);
     let (s1, s2) = pow2_split(t);
-    let y = exp_kernel(r) * s1 * s2;
+    let y = e * s1 * s2;
     let y = if x > O_THRESHOLD { f64::INFINITY } else { y };
     if x < U_THRESHOLD { 0.0 } else { y }
+}
+
+/// [`exp_f64`] for `x >= -708` only (not NaN), where the result is normal or overflows: no
+/// lower clamp or threshold selects and one scale factor (the same bits). `k` is in
+/// [-1021, 1024] there, so `2^(k-1)` is a normal f64 and `(2·e^r)·2^(k-1)` rounds once (to inf
+/// past f64::MAX, as every x > 709.78 does: the clamp at 710 keeps k in range).
+#[inline(always)]
+pub fn exp_f64_normal(x: f64) -> f64 {
+    let xc = if x > 710.0 { 710.0 } else { x };
+    let (e, t) = exp_parts_f64(xc);
+    // k + 1022 in the exponent field: the bits of t are MAGIC's plus k (two's complement).
+    let biased = t.to_bits().wrapping_sub(MAGIC.to_bits()).wrapping_add(1022);
+    (e * 2.0) * f64::from_bits(biased << 52)
 }
 
 /// `e^x - 1` for f64, branch-free, with fused multiply-adds and no division (the fdlibm

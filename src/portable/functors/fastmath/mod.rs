@@ -102,13 +102,10 @@ pub fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
 /// clamps before the exponentials' range reductions, which change no result).
 #[inline(always)]
 pub(super) fn clamp_nan_passing<T: PartialOrd + Copy>(x: T, lo: T, hi: T) -> T {
-    if x > hi {
-        hi
-    } else if x < lo {
-        lo
-    } else {
-        x
-    }
+    // Two selects in sequence, not nested: each is then one `minps`/`maxps` (LLVM made the
+    // nested form two compares and two blends).
+    let x = if x > hi { hi } else { x };
+    if x < lo { lo } else { x }
 }
 
 /// `1.5 * 2^23`: adding it rounds an f32 of magnitude < 2^22 to an integer (ties to even) and
@@ -125,19 +122,32 @@ pub fn exp_f32(x: f32) -> f32 {
     scale_by_pow2_f32(y, n)
 }
 
-/// Below this, `e^x` in f32 is subnormal (or 0); from here on it is normal (e^-87 > 2^-126).
-pub const EXP_F32_NORMAL_FROM: f32 = -87.0;
+/// From here on `e^x` in f32 is a normal number (e^-86.5 > 2^-125, with margin: below about
+/// -87.3 it is subnormal), and `n = round(x/ln2) >= -125`, which [`exp_f32_normal`] needs.
+pub const EXP_F32_NORMAL_FROM: f32 = -86.5;
 
-/// Whether [`exp_f32`] of `x` is a normal number or overflows (false for NaN).
+/// Whether `x` is in [`exp_f32_normal`]'s domain: `e^x` is a normal number or overflows (false
+/// for NaN).
 #[inline(always)]
 pub fn exp_f32_is_normal(x: f32) -> bool {
     x >= EXP_F32_NORMAL_FROM
 }
 
+/// [`exp_f32`] for `x >= EXP_F32_NORMAL_FROM` (or NaN, which passes through) only, where the
+/// result is normal or overflows: one scale factor instead of two and no lower clamp (~30%
+/// fewer vector operations than `exp_f32`, the same bits). `n` is in [-125, 128] there, so
+/// `2^(n-1)` is a normal f32 and `(2y)·2^(n-1)` rounds once (to inf past f32::MAX).
+#[inline(always)]
+pub fn exp_f32_normal(x: f32) -> f32 {
+    let x = if x > 89.0 { 89.0 } else { x };
+    let (y, n) = exp_parts_f32(x);
+    (y * 2.0) * f32::from_bits(((n + 126) as u32) << 23)
+}
+
 /// [`exp_f32`] with its subnormal results made without a subnormal floating-point operation
 /// (see [`scale_by_pow2_without_assists_f32`]): the same bits for every input, costlier where
-/// the result is normal. The `Exp` functor's general form; `exp_f32` its narrow form on
-/// [`exp_f32_is_normal`].
+/// the result is normal. The `Exp` functor's general form; [`exp_f32_normal`] its narrow form
+/// on [`exp_f32_is_normal`].
 #[inline(always)]
 pub fn exp_f32_without_assists(x: f32) -> f32 {
     let x = clamp_nan_passing(x, -104.0, 89.0);
@@ -161,8 +171,9 @@ fn exp_parts_f32(x: f32) -> (f32, i32) {
     let t = x * core::f32::consts::LOG2_E + ROUND_MAGIC;
     let n = t.to_bits() as i32 - ROUND_MAGIC.to_bits() as i32;
     let nf = t - ROUND_MAGIC;
-    // r = x - n ln2, in two parts (Cody-Waite; `nf·0.693359375` and the difference are exact).
-    let r = fma_f32(nf, 2.121_944_4e-4, x - nf * 0.693_359_375);
+    // r = x - n ln2, in two parts (Cody-Waite; `nf·0.693359375` and the difference are exact,
+    // so the inner fma is the same value in one operation).
+    let r = fma_f32(nf, 2.121_944_4e-4, fma_f32(-nf, 0.693_359_375, x));
     // Fused multiply-adds: half the dependent steps of `p * r + c` (the loop is latency-bound).
     let mut p = 1.987_569_1e-4f32;
     p = fma_f32(p, r, 1.398_199_9e-3);
@@ -309,7 +320,8 @@ pub fn tanh_f32(x: f32) -> f32 {
     p = fma_f32(p, z, -3.333_328_2e-1);
     // Both on |x|, then the sign of x (so tanh(-0.0) = -0.0).
     let small = fma_f32(p * z, ax, ax);
-    let big = 1.0 - 2.0 / (exp_f32(2.0 * ax) + 1.0);
+    // 2|x| >= 0 (or NaN, which passes): e^2|x| is normal or overflows, `exp_f32_normal`'s domain.
+    let big = 1.0 - 2.0 / (exp_f32_normal(2.0 * ax) + 1.0);
     let r = if ax < 0.625 { small } else { big };
     f32::from_bits(r.to_bits() | (x.to_bits() & 0x8000_0000))
 }
