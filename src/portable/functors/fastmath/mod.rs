@@ -545,25 +545,73 @@ const COS_K: [f64; 4] = [
     0.000_024_390_448_796_277_409_065_4,
 ];
 
-/// |x| below which the f32 trig functions take the short reduction [`rem_pio2_narrow`]
-/// (n = round(x·2/π) < 2^19, so `n·PIO2_1` is exact; see there).
-pub const TRIG_NARROW_LIMIT_F32: f32 = 524_288.0;
+/// |x| below which sin and cos reduce and evaluate in f32 ([`rem_pio2_f32`]; within 1 ulp
+/// there, measured on every input) and tan takes the short f64 reduction: the `_narrow` forms'
+/// domain.
+pub const TRIG_NARROW_LIMIT_F32: f32 = 65_536.0;
 
-/// Whether `x` is in the domain of the `_narrow` trig forms (|x| < 2^19; false for inf/NaN).
+/// |x| below which the f64 short reduction [`rem_pio2_narrow`] holds (n = round(x·2/π) <
+/// 2^19, so `n·PIO2_1` is exact; see there): the `_medium` forms, between the narrow limit and
+/// this one.
+const TRIG_MEDIUM_LIMIT_F32: f32 = 524_288.0;
+
+/// Whether `x` is in the domain of the `_narrow` trig forms (|x| < 2^16; false for inf/NaN).
 #[inline(always)]
 pub fn trig_narrow_f32(x: f32) -> bool {
     f32::from_bits(x.to_bits() & 0x7fff_ffff) < TRIG_NARROW_LIMIT_F32
 }
 
-/// The per-element branch of sin, cos and tan: `narrow` below 2^19, `wide` from there up
-/// (the kernels run `narrow` alone over blocks whose inputs all allow it).
+/// The per-element branch of sin, cos and tan: `narrow` below 2^16, `medium` below 2^19,
+/// `wide` from there up (the kernels run `narrow` alone over blocks whose inputs all allow it).
 #[inline(always)]
-fn by_trig_domain(x: f32, narrow: impl Fn(f32) -> f32, wide: impl Fn(f32) -> f32) -> f32 {
-    if trig_narrow_f32(x) {
+fn by_trig_domain(
+    x: f32,
+    narrow: impl Fn(f32) -> f32,
+    medium: impl Fn(f32) -> f32,
+    wide: impl Fn(f32) -> f32,
+) -> f32 {
+    let ax = f32::from_bits(x.to_bits() & 0x7fff_ffff);
+    if ax < TRIG_NARROW_LIMIT_F32 {
         narrow(x)
+    } else if ax < TRIG_MEDIUM_LIMIT_F32 {
+        medium(x)
     } else {
         wide(x)
     }
+}
+
+/// π/2 in three f32 pieces, each the f32 nearest the rest (together π/2 to ~2^-72).
+const PIO2_F32: [f32; 3] = [1.570_796_4, -4.371_139e-8, -1.715_124_5e-15];
+
+/// `x = (4j + q)·π/2 + t` for |x| < 2^16, in f32 (16 lanes per AVX-512 vector where the f64
+/// reductions have 8): q = round(x·2/π); `x - q·PIO2_F32[0]` is exact (the fma's product is,
+/// and the difference is a multiple of 2^-24 below 1 in magnitude), the two smaller pieces
+/// follow in fused steps; t is good to about an f32 rounding, relative, even at the inputs
+/// closest to a multiple of π/2 (sin and cos from it stay within 1 ulp on all of |x| < 2^16;
+/// from 2^16 on 2 ulp, hence the limit).
+#[inline(always)]
+fn rem_pio2_f32(x: f32) -> (u32, f32) {
+    let k = x * core::f32::consts::FRAC_2_PI + ROUND_MAGIC;
+    let q = k - ROUND_MAGIC;
+    let t = fma_f32(-q, PIO2_F32[0], x);
+    let t = fma_f32(-q, PIO2_F32[1], t);
+    let t = fma_f32(-q, PIO2_F32[2], t);
+    // The low bits of k hold q + 2^22: its low two bits are q's quadrant.
+    (k.to_bits(), t)
+}
+
+/// [`sin_or_cos`] in f32 (musl's coefficients rounded to f32: the polynomial's error stays
+/// far below an f32 rounding on [-π/4, π/4]).
+#[inline(always)]
+fn sin_or_cos_f32(t: f32, cos: bool) -> f32 {
+    let k = |s: f64, c: f64| if cos { c as f32 } else { s as f32 };
+    let z = t * t;
+    let p = k(SIN_K[3], COS_K[3]);
+    let p = fma_f32(p, z, k(SIN_K[2], COS_K[2]));
+    let p = fma_f32(p, z, k(SIN_K[1], COS_K[1]));
+    let p = fma_f32(p, z, k(SIN_K[0], COS_K[0]));
+    let m = if cos { 1.0 } else { t };
+    fma_f32(m, z * p, m)
 }
 
 /// `r` for a finite `x`; NaN (`x - x`, one operation: the same bits in every loop) for ±inf
@@ -628,17 +676,27 @@ fn cos_from(q: u32, t: f64) -> f32 {
     r as f32
 }
 
-/// Sine for f32: [`sin_f32_narrow`] below 2^19, [`sin_f32_wide`] above (a branch per element;
-/// the kernels test a whole block first and run the narrow form alone when every input allows,
-/// see `Functor::in_narrow_domain`).
+/// Sine for f32: [`sin_f32_narrow`] below 2^16, [`sin_f32_medium`] below 2^19,
+/// [`sin_f32_wide`] above (a branch per element; the kernels test a whole block first and run
+/// the narrow form alone when every input allows, see `Functor::in_narrow_domain`).
 #[inline(always)]
 pub fn sin_f32(x: f32) -> f32 {
-    by_trig_domain(x, sin_f32_narrow, sin_f32_wide)
+    by_trig_domain(x, sin_f32_narrow, sin_f32_medium, sin_f32_wide)
 }
 
-/// Sine for |x| < 2^19 ([`rem_pio2_narrow`]); meaningless above.
+/// Sine for |x| < 2^16, in f32 ([`rem_pio2_f32`]); meaningless above.
 #[inline(always)]
 pub fn sin_f32_narrow(x: f32) -> f32 {
+    let (q, t) = rem_pio2_f32(x);
+    let r = sin_or_cos_f32(t, q & 1 != 0);
+    let r = if q & 2 == 0 { r } else { -r };
+    // ±0 keeps its sign.
+    if x == 0.0 { x } else { r }
+}
+
+/// Sine for |x| < 2^19 ([`rem_pio2_narrow`], in f64); meaningless above.
+#[inline(always)]
+pub fn sin_f32_medium(x: f32) -> f32 {
     let (q, t) = rem_pio2_narrow(x);
     sin_from(x, q, t)
 }
@@ -650,15 +708,24 @@ pub fn sin_f32_wide(x: f32) -> f32 {
     nan_unless_finite(x, sin_from(x, q, t))
 }
 
-/// Cosine for f32: [`cos_f32_narrow`] below 2^19, [`cos_f32_wide`] above (as [`sin_f32`]).
+/// Cosine for f32: [`cos_f32_narrow`] below 2^16, [`cos_f32_medium`] below 2^19,
+/// [`cos_f32_wide`] above (as [`sin_f32`]).
 #[inline(always)]
 pub fn cos_f32(x: f32) -> f32 {
-    by_trig_domain(x, cos_f32_narrow, cos_f32_wide)
+    by_trig_domain(x, cos_f32_narrow, cos_f32_medium, cos_f32_wide)
 }
 
-/// Cosine for |x| < 2^19 ([`rem_pio2_narrow`]); meaningless above.
+/// Cosine for |x| < 2^16, in f32 ([`rem_pio2_f32`]); meaningless above.
 #[inline(always)]
 pub fn cos_f32_narrow(x: f32) -> f32 {
+    let (q, t) = rem_pio2_f32(x);
+    let r = sin_or_cos_f32(t, q & 1 == 0);
+    if q.wrapping_add(1) & 2 == 0 { r } else { -r }
+}
+
+/// Cosine for |x| < 2^19 ([`rem_pio2_narrow`], in f64); meaningless above.
+#[inline(always)]
+pub fn cos_f32_medium(x: f32) -> f32 {
     let (q, t) = rem_pio2_narrow(x);
     cos_from(q, t)
 }

@@ -63,14 +63,14 @@ fn tan_poly(t: f64) -> f64 {
     (t + s * v) + (s * w) * (u + w * r)
 }
 
-/// Tangent for f32: [`tan_f32_narrow`] below 2^19, [`tan_f32_wide`] above (as
-/// [`sin_f32`](super::sin_f32)).
+/// Tangent for f32: [`tan_f32_narrow`] below 2^19 (the narrow and the medium form of
+/// [`sin_f32`](super::sin_f32)'s three), [`tan_f32_wide`] above.
 #[inline(always)]
 pub fn tan_f32(x: f32) -> f32 {
-    by_trig_domain(x, tan_f32_narrow, tan_f32_wide)
+    by_trig_domain(x, tan_f32_narrow, tan_f32_narrow, tan_f32_wide)
 }
 
-/// Tangent for |x| < 2^19 (the short reduction `rem_pio2_narrow`); meaningless above.
+/// Tangent for |x| < 2^19 (the short reduction `rem_pio2_narrow`, in f64); meaningless above.
 #[inline(always)]
 pub fn tan_f32_narrow(x: f32) -> f32 {
     let (q, t) = rem_pio2_narrow(x);
