@@ -659,3 +659,63 @@ fn pow_scalar_of_halves_over_blocks_is_the_per_element_functor() {
     check::<bf16>(&mut bad);
     assert!(bad.is_empty(), "{bad:#?}");
 }
+
+/// f32 -> f16/bf16 casts through the tensor API (contiguous, step-2 and reversed sources:
+/// the unit-stride loops and the strided ones) give `half`'s conversion bit for bit (NaN
+/// payloads included) on every class of f32: every 509th bit pattern, every subnormal near
+/// both ends of the subnormal range, the overflow edge, and one subnormal alone among normal
+/// values (where a vector conversion that flushes subnormals must fall back).
+#[test]
+fn f32_to_half_casts_are_the_half_crates_rounding_on_every_class() {
+    let mut bits: Vec<u32> = (0..=u32::MAX).step_by(509).collect();
+    for sign in [0, 0x8000_0000u32] {
+        bits.extend((1..4096u32).map(|b| b | sign));
+        bits.extend((0x007f_f000..0x0080_1000u32).map(|b| b | sign));
+        bits.extend((0x7f7f_f000..0x7f80_0010u32).map(|b| b | sign));
+    }
+    bits.extend((0..64).map(|k| {
+        if k == 37 {
+            0x0000_8001
+        } else {
+            0x3f80_0000 + k
+        }
+    }));
+    let values: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b)).collect();
+    let n = values.len();
+    let src = weft::Tensor::<f32>::from_vec(values.clone(), &[n]).unwrap();
+    let views = [
+        ("contiguous", src.clone(), values.clone()),
+        (
+            "step 2",
+            src.slice(0, None, None, 2),
+            values.iter().step_by(2).copied().collect(),
+        ),
+        (
+            "reversed",
+            src.slice(0, None, None, -1),
+            values.iter().rev().copied().collect(),
+        ),
+    ];
+    for (layout, view, want) in views {
+        let got = view.to::<bf16>().to_vec();
+        for (g, w) in got.iter().zip(&want) {
+            let w16 = bf16::from_f32(*w);
+            assert_eq!(
+                g.to_bits(),
+                w16.to_bits(),
+                "bf16 {layout} {:#010x}",
+                w.to_bits()
+            );
+        }
+        let got = view.to::<f16>().to_vec();
+        for (g, w) in got.iter().zip(&want) {
+            let w16 = f16::from_f32(*w);
+            assert_eq!(
+                g.to_bits(),
+                w16.to_bits(),
+                "f16 {layout} {:#010x}",
+                w.to_bits()
+            );
+        }
+    }
+}

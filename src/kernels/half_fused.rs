@@ -324,6 +324,11 @@ unsafe fn bf16_unary<G: Functor<(f32,), Output = f32>>(
     pa: *const u16,
     n: usize,
 ) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if crate::kernels::bf16_native::available() {
+        // SAFETY: the features (checked); the caller's contract.
+        return unsafe { bf16_avx512::unary(g, po, pa, n) };
+    }
     on_widest_isa!([G: Functor<(f32,), Output = f32>]
         (g: &G = g, po: *mut u16 = po, pa: *const u16 = pa, n: usize = n) -> usize {
         // SAFETY: the caller's contract; bf16's conversions need no feature.
@@ -342,12 +347,79 @@ unsafe fn bf16_binary<G: Functor<(f32, f32), Output = f32>>(
     pb: *const u16,
     n: usize,
 ) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if crate::kernels::bf16_native::available() {
+        // SAFETY: the features (checked); the caller's contract.
+        return unsafe { bf16_avx512::binary(g, po, pa, pb, n) };
+    }
     on_widest_isa!([G: Functor<(f32, f32), Output = f32>]
         (g: &G = g, po: *mut u16 = po, pa: *const u16 = pa, pb: *const u16 = pb, n: usize = n)
         -> usize {
         // SAFETY: as in `bf16_unary`.
         unsafe { binary_groups::<Bf16, G>(g, po, pa, pb, n) }
     })
+}
+
+/// The unary and binary loops ([`unary_groups`] / [`binary_groups`]) over the `Conversions`
+/// in scope, compiled with `$features` (the features `Conversions` needs).
+#[cfg(target_arch = "x86_64")]
+macro_rules! group_loops {
+    ($features:literal) => {
+        /// # Safety
+        /// The features are present; as [`unary_groups`].
+        #[target_feature(enable = $features)]
+        pub(in crate::kernels) unsafe fn unary<G: Functor<(f32,), Output = f32>>(
+            g: &G,
+            po: *mut u16,
+            pa: *const u16,
+            n: usize,
+        ) -> usize {
+            // SAFETY: the caller's contract.
+            unsafe { unary_groups::<Conversions, G>(g, po, pa, n) }
+        }
+
+        /// # Safety
+        /// The features are present; as [`binary_groups`].
+        #[target_feature(enable = $features)]
+        pub(in crate::kernels) unsafe fn binary<G: Functor<(f32, f32), Output = f32>>(
+            g: &G,
+            po: *mut u16,
+            pa: *const u16,
+            pb: *const u16,
+            n: usize,
+        ) -> usize {
+            // SAFETY: the caller's contract.
+            unsafe { binary_groups::<Conversions, G>(g, po, pa, pb, n) }
+        }
+    };
+}
+
+/// bf16 with AVX512_BF16's rounding instruction (`super::bf16_native`): the portable
+/// widening, the instruction's narrowing.
+#[cfg(target_arch = "x86_64")]
+mod bf16_avx512 {
+    use super::{Bf16, Functor, GROUP, GroupConversions, binary_groups, unary_groups};
+    use crate::kernels::bf16_native;
+
+    /// Inlined into the loops below (compiled with the features), where the instruction's
+    /// intrinsic inlines too (a `#[target_feature]` method stayed a call per group).
+    pub(super) struct Conversions;
+
+    impl GroupConversions for Conversions {
+        #[inline(always)]
+        unsafe fn widen(p: *const u16, x: &mut [f32; GROUP]) {
+            // SAFETY: the caller's contract.
+            unsafe { Bf16::widen(p, x) }
+        }
+        #[inline(always)]
+        unsafe fn narrow(y: &[f32; GROUP], p: *mut u16) {
+            // SAFETY: GROUP elements of both (the caller's contract; the features too). GROUP
+            // is a multiple of 16, so `narrow` does them all.
+            unsafe { bf16_native::narrow(y.as_ptr(), p, GROUP) };
+        }
+    }
+
+    group_loops!("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,fma");
 }
 
 /// The f16 loops over whole vectors, with the conversion instructions.
@@ -445,36 +517,7 @@ mod f16_vectors {
                         }
                     }
 
-                    /// # Safety
-                    /// The features are present; as [`unary_groups`].
-                    #[target_feature(enable = $features)]
-                    pub(in super::super::super) unsafe fn unary<
-                        G: Functor<(f32,), Output = f32>,
-                    >(
-                        g: &G,
-                        po: *mut u16,
-                        pa: *const u16,
-                        n: usize,
-                    ) -> usize {
-                        // SAFETY: the caller's contract.
-                        unsafe { unary_groups::<Conversions, G>(g, po, pa, n) }
-                    }
-
-                    /// # Safety
-                    /// The features are present; as [`binary_groups`].
-                    #[target_feature(enable = $features)]
-                    pub(in super::super::super) unsafe fn binary<
-                        G: Functor<(f32, f32), Output = f32>,
-                    >(
-                        g: &G,
-                        po: *mut u16,
-                        pa: *const u16,
-                        pb: *const u16,
-                        n: usize,
-                    ) -> usize {
-                        // SAFETY: the caller's contract.
-                        unsafe { binary_groups::<Conversions, G>(g, po, pa, pb, n) }
-                    }
+                    group_loops!($features);
                 }
             };
         }

@@ -18,6 +18,7 @@ use crate::functors::Functor;
 use crate::iter::{LoopCost, TensorIterator};
 use isa::on_widest_isa;
 
+mod bf16_native;
 mod cast;
 mod half_fused;
 pub(crate) mod isa;
@@ -585,6 +586,10 @@ mod half_blocks {
     pub(super) unsafe fn store_bf16(src: *const f32, dst: *mut u8, stride: isize, n: usize) {
         if stride == 2 {
             let dst = dst as *mut u16;
+            // SAFETY: the contract, unit stride.
+            let done = unsafe { super::bf16_native::narrow_prefix(src, dst, n) };
+            // SAFETY: `done <= n`: the rest of both runs.
+            let (src, dst, n) = unsafe { (src.add(done), dst.add(done), n - done) };
             super::on_widest_isa!([] (src: *const f32 = src, dst: *mut u16 = dst, n: usize = n) {
                 // SAFETY: the contract, unit stride.
                 unsafe { f32_to_bf16_loop(src, dst, n) }
