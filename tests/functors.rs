@@ -1285,6 +1285,73 @@ fn f64_exp_narrow_form_gives_the_plain_bits() {
     assert!(Exp.in_narrow_domain((-708.0f64,)) && !Exp.in_narrow_domain((-708.01f64,)));
 }
 
+/// floor_divide, remainder and fmod on 64-bit integers run an f64 division per block where
+/// every magnitude is below 2^51: it must give `call`'s bits (the division instruction) there,
+/// on every sign combination of edge values (0, ±1, ±2^k ± 1 up to the domain's ends, b == 0,
+/// which the ops layer reports but the functors map to 0) and 400,000 random pairs of mixed
+/// magnitudes, and the domain must end at 2^51 (-2^51 inside, for i64).
+#[test]
+fn int64_division_narrow_forms_match_the_instruction() {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut edges: Vec<i64> = vec![0, 1, 2, 3, 7, (1 << 51) - 1, -(1 << 51)];
+    for k in 1..51 {
+        edges.extend([(1i64 << k) - 1, 1i64 << k, (1i64 << k) + 1]);
+    }
+    let negated: Vec<i64> = edges.iter().map(|v| -v).collect();
+    edges.extend(negated);
+    let mut pairs: Vec<(i64, i64)> = Vec::new();
+    for &a in &edges {
+        for &b in &edges {
+            pairs.push((a, b));
+        }
+    }
+    for _ in 0..400_000 {
+        // Magnitudes spread over all bit lengths up to 51.
+        let (x, y) = (next(), next());
+        let a = (x as i64) >> (13 + (y % 51) as u32);
+        let b = (y as i64) >> (13 + (x % 51) as u32);
+        pairs.push((a, b));
+    }
+    fn narrow<T, F: Functor<(T, T)>>(f: &F, a: T, b: T) -> bool {
+        f.in_narrow_domain((a, b))
+    }
+    fn both<T: Copy, F: Functor<(T, T)>>(f: &F, a: T, b: T) -> (F::Output, F::Output) {
+        (f.call_narrow((a, b)), f.call((a, b)))
+    }
+    macro_rules! check {
+        ($t:ty, $($op:expr),*) => {$(
+            for &(a, b) in &pairs {
+                let (a, b) = (a as $t, b as $t);
+                if narrow(&$op, a, b) {
+                    let (n, c) = both(&$op, a, b);
+                    assert_eq!(n, c, "{} {:?} {a} {b}", stringify!($t), $op);
+                }
+            }
+        )*};
+    }
+    check!(i64, FloorDivide, Remainder, Fmod);
+    check!(u64, FloorDivide, Remainder, Fmod);
+    const { assert!(<FloorDivide as Functor<(i64, i64)>>::HAS_NARROW_DOMAIN) };
+    const { assert!(!<FloorDivide as Functor<(i32, i32)>>::HAS_NARROW_DOMAIN) };
+    let edge = 1i64 << 51;
+    assert!(narrow(&FloorDivide, -edge, edge - 1));
+    assert!(!narrow(&FloorDivide, edge, 1) && !narrow(&FloorDivide, 1, -edge - 1));
+    assert!(!narrow(&Fmod, i64::MIN, -1));
+    assert!(narrow(&Remainder, (edge - 1) as u64, 3u64));
+    assert!(!narrow(&Remainder, edge as u64, 3u64));
+    // Spot values: floored and truncated signs, a zero divisor.
+    assert_eq!(both(&FloorDivide, -7i64, 2), (-4, -4));
+    assert_eq!(both(&Remainder, -7i64, 2), (1, 1));
+    assert_eq!(both(&Fmod, -7i64, 2), (-1, -1));
+    assert_eq!(both(&FloorDivide, 5i64, 0), (0, 0));
+}
+
 /// gcd and lcm on 16- to 64-bit integers run the vectorized 13-step Euclid (the 8-bit types'
 /// form) per block where every magnitude is at most 255: it must give `call`'s bits (PyTorch's
 /// loop with the division instruction) there, for every pair of magnitudes up to 300 and signs,

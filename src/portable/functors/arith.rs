@@ -122,11 +122,25 @@ real_binary_impls!(Div);
 /// so the float quotient's floor is the integer quotient's floor. 8- and 16-bit integers
 /// divide in f32 (8 lanes in AVX2, 16 in AVX-512), 32-bit ones in f64; the floor is taken
 /// with the round-to-integer constant (no float -> integer conversion, which LLVM does not
-/// vectorize when it saturates). 64-bit integers use the instruction. The same bits on every
-/// path.
+/// vectorize when it saturates). 64-bit integers use the instruction, and the f64 division as
+/// a narrow form where both magnitudes are below 2^51 (`floor_div_rem_f64`). The same bits on
+/// every path.
 pub(crate) trait IntDivision: Sized {
     /// `(floor(a / b), a - b·floor(a / b))`: floor_divide and remainder.
     fn floor_div_rem(self, b: Self) -> (Self, Self);
+    /// Whether the type has [`Self::floor_div_rem_f64`] as a narrow form (64-bit types).
+    const HAS_F64_FORM: bool = false;
+    /// Whether [`Self::floor_div_rem_f64`] is exact at `(a, b)`.
+    #[inline(always)]
+    fn in_f64_form(a: Self, b: Self) -> bool {
+        let _ = (a, b);
+        false
+    }
+    /// `floor_div_rem` through one f64 division, for `in_f64_form`'s domain only.
+    #[inline(always)]
+    fn floor_div_rem_f64(self, b: Self) -> (Self, Self) {
+        self.floor_div_rem(b)
+    }
     /// `a - b·floor(a / b)`: remainder.
     #[inline(always)]
     fn floor_rem(self, b: Self) -> Self {
@@ -138,15 +152,23 @@ pub(crate) trait IntDivision: Sized {
     where
         Self: Copy + PartialOrd + Default + core::ops::Sub<Output = Self>,
     {
-        let r = self.floor_div_rem(b).1;
-        let zero = Self::default();
-        // A non-zero floored remainder of a negative quotient is one divisor past the
-        // truncated one (never for unsigned types).
-        if r != zero && ((self < zero) != (b < zero)) {
-            r - b
-        } else {
-            r
-        }
+        trunc_from_floor_rem(self, b, self.floor_div_rem(b).1)
+    }
+}
+
+/// `a - b·trunc(a / b)` from the floored remainder `r` of `a / b`.
+#[inline(always)]
+fn trunc_from_floor_rem<T>(a: T, b: T, r: T) -> T
+where
+    T: Copy + PartialOrd + Default + core::ops::Sub<Output = T>,
+{
+    let zero = T::default();
+    // A non-zero floored remainder of a negative quotient is one divisor past the truncated
+    // one (never for unsigned types).
+    if r != zero && ((a < zero) != (b < zero)) {
+        r - b
+    } else {
+        r
     }
 }
 
@@ -195,10 +217,41 @@ macro_rules! int_division_via_f64 {
 }
 int_division_via_f64!(i32, u32);
 
-/// 64-bit integers: the division instruction (f64 has too few bits).
+/// 64-bit integers: the division instruction (f64 has too few bits for every value), and the
+/// f64 quotient of the 32-bit types as the narrow form where |a|, |b| < 2^51: exact there by
+/// the argument of [`IntDivision`] (f64's 53 bits), 8 lanes per AVX-512 division instead of an
+/// `idiv` per element (i64 floor_divide ran at 2x PyTorch's time). The conversions in and out
+/// are the `1.5·2^52` constant's bit tricks (an add each), so AVX2 vectorizes them too.
 macro_rules! int_division_native {
     ($($t:ty),*) => {$(
         impl IntDivision for $t {
+            const HAS_F64_FORM: bool = true;
+            #[inline(always)]
+            #[allow(unused_comparisons, clippy::absurd_extreme_comparisons)]
+            fn in_f64_form(a: Self, b: Self) -> bool {
+                // a in [-2^51, 2^51) as one unsigned compare (unsigned: [0, 2^51)).
+                const HALF: u64 = 1 << 51;
+                let within = |v: Self| if v < 0 {
+                    (v as u64).wrapping_add(HALF) < 2 * HALF
+                } else {
+                    (v as u64) < HALF
+                };
+                within(a) & within(b)
+            }
+            #[inline(always)]
+            fn floor_div_rem_f64(self, b: Self) -> (Self, Self) {
+                const MAGIC: f64 = 6_755_399_441_055_744.0;
+                // |v| < 2^51: its bits added to 1.5·2^52's mantissa make 1.5·2^52 + v exactly.
+                let to_f64 = |v: Self| f64::from_bits(MAGIC.to_bits().wrapping_add(v as u64)) - MAGIC;
+                // b == 0 divides 0 by 1 (see the f32 form).
+                let (a, d) = if b == 0 { (0, 1) } else { (self, b) };
+                let qf = to_f64(a) / to_f64(d);
+                // |qf| < 2^51: adding 1.5·2^52 rounds it to an integer held in the low bits.
+                let t = qf + MAGIC;
+                let n = t.to_bits().wrapping_sub(MAGIC.to_bits()) as Self;
+                let q = if t - MAGIC > qf { n.wrapping_sub(1) } else { n };
+                (q, a.wrapping_sub(q.wrapping_mul(d)))
+            }
             #[inline(always)]
             fn floor_div_rem(self, b: Self) -> (Self, Self) {
                 if b == 0 {
@@ -315,7 +368,35 @@ impl super::HalfOwnForm<(f32, f32)> for FloorDivide {
     }
 }
 super::half_form::half_functors_from_own_form!(FloorDivide, binary);
-int_binary_impls!(FloorDivide, int, |a, b| a.floor_div_rem(b).0);
+/// `Op` on every integer type: `call` is `$body` over [`IntDivision`], the narrow form (64-bit
+/// types) `$narrow` of the f64 form's `(quotient, remainder)`.
+macro_rules! int_division_impls {
+    ($name:ty, |$a:ident, $b:ident| $body:expr, |$qr:ident| $narrow:expr) => {
+        $crate::dtype_types!(int => int_division_impls!(@types $name, |$a, $b| $body, |$qr| $narrow;));
+    };
+    (@types $name:ty, |$a:ident, $b:ident| $body:expr, |$qr:ident| $narrow:expr; [$($t:ty),*]) => {$(
+        impl Functor<($t, $t)> for $name {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, ($a, $b): ($t, $t)) -> $t {
+                $body
+            }
+            const HAS_NARROW_DOMAIN: bool = <$t as IntDivision>::HAS_F64_FORM;
+            #[inline(always)]
+            fn in_narrow_domain(&self, (a, b): ($t, $t)) -> bool {
+                <$t as IntDivision>::in_f64_form(a, b)
+            }
+            #[inline(always)]
+            #[allow(unused_comparisons, clippy::absurd_extreme_comparisons)]
+            fn call_narrow(&self, ($a, $b): ($t, $t)) -> $t {
+                let $qr = $a.floor_div_rem_f64($b);
+                $narrow
+            }
+        }
+    )*};
+}
+
+int_division_impls!(FloorDivide, |a, b| a.floor_div_rem(b).0, |qr| qr.0);
 
 impl Remainder {
     #[inline(always)]
@@ -333,7 +414,7 @@ impl Remainder {
     }
 }
 real_binary_impls!(Remainder, fmod_narrow);
-int_binary_impls!(Remainder, int, |a, b| a.floor_rem(b));
+int_division_impls!(Remainder, |a, b| a.floor_rem(b), |qr| qr.1);
 
 impl Fmod {
     #[inline(always)]
@@ -346,7 +427,9 @@ impl Fmod {
     }
 }
 real_binary_impls!(Fmod, fmod_narrow);
-int_binary_impls!(Fmod, int, |a, b| a.trunc_rem(b));
+int_division_impls!(Fmod, |a, b| a.trunc_rem(b), |qr| trunc_from_floor_rem(
+    a, b, qr.1
+));
 
 // ---------------------------------------------------------------- scalar operands at f32 precision
 
