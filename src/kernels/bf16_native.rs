@@ -9,6 +9,7 @@
 //! `tests/kernel_paths.rs` compares every op on halves under each ISA cap, and
 //! `tests/half_blocks.rs` the conversions on all f32 bit classes.
 
+#[cfg(target_arch = "x86_64")]
 use super::isa::{VectorIsa, vector_isa};
 
 /// Whether [`narrow`] may run: the AVX-512 loops are in use (within `limit_vector_isa`'s cap)
@@ -21,7 +22,6 @@ pub(super) fn available() -> bool {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (vector_isa, VectorIsa::Baseline);
         false
     }
 }

@@ -229,9 +229,10 @@ macro_rules! int_division_native {
             #[inline(always)]
             #[allow(unused_comparisons, clippy::absurd_extreme_comparisons)]
             fn in_f64_form(a: Self, b: Self) -> bool {
-                // a in [-2^51, 2^51) as one unsigned compare (unsigned: [0, 2^51)).
+                // v in [-2^51, 2^51) as one add and one unsigned compare (unsigned types: the
+                // compare, v < 2^51; the add would wrap the largest values into range).
                 const HALF: u64 = 1 << 51;
-                let within = |v: Self| if v < 0 {
+                let within = |v: Self| if Self::MIN < 0 {
                     (v as u64).wrapping_add(HALF) < 2 * HALF
                 } else {
                     (v as u64) < HALF

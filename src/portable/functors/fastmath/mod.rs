@@ -57,7 +57,7 @@ pub mod trig;
 /// The square roots the forms below use: the hardware instruction (`sqrtss`/`sqrtps`) with
 /// `std`, libm's correctly rounded software form in the `no_std` (PTX) build.
 #[allow(unused_imports)]
-use super::real::{sqrt_f32, sqrt_f64};
+use super::real::{Real, sqrt_f32, sqrt_f64};
 
 /// The fused multiply-add `a·b + c` (one rounding). With std, `f32::mul_add`: the instruction
 /// in the kernels' AVX2/AVX-512 builds (`kernels::isa`), the C library's `fmaf` elsewhere;
@@ -600,20 +600,6 @@ fn rem_pio2_f32(x: f32) -> (u32, f32) {
     (k.to_bits(), t)
 }
 
-/// [`sin_or_cos`] in f32 (musl's coefficients rounded to f32: the polynomial's error stays
-/// far below an f32 rounding on [-π/4, π/4]).
-#[inline(always)]
-fn sin_or_cos_f32(t: f32, cos: bool) -> f32 {
-    let k = |s: f64, c: f64| if cos { c as f32 } else { s as f32 };
-    let z = t * t;
-    let p = k(SIN_K[3], COS_K[3]);
-    let p = fma_f32(p, z, k(SIN_K[2], COS_K[2]));
-    let p = fma_f32(p, z, k(SIN_K[1], COS_K[1]));
-    let p = fma_f32(p, z, k(SIN_K[0], COS_K[0]));
-    let m = if cos { 1.0 } else { t };
-    fma_f32(m, z * p, m)
-}
-
 /// `r` for a finite `x`; NaN (`x - x`, one operation: the same bits in every loop) for ±inf
 /// and NaN, as the wide trig forms give.
 #[inline(always)]
@@ -646,23 +632,26 @@ fn rem_pio2_narrow(x: f32) -> (u32, f64) {
 /// `sin t` (`cos = false`) or `cos t` (`cos = true`) for |t| <= ~π/4: musl's `__sindf` and
 /// `__cosdf` coefficients in one Horner form `m·(1 + z(K0 + z(K1 + z(K2 + z·K3))))`, z = t²,
 /// m = t or 1, the K selected per lane (one evaluation where a vector would otherwise compute
-/// both and select). f64 throughout: its rounding is ~2^-50, far below the f32 result's.
+/// both and select). In f64 for the medium and wide forms (rounding ~2^-50, far below the f32
+/// result's); in f32 for the narrow ones (the coefficients rounded to f32: the polynomial's
+/// error stays far below an f32 rounding on [-π/4, π/4]). `fma` is the type's fused
+/// multiply-add.
 #[inline(always)]
-fn sin_or_cos(t: f64, cos: bool) -> f64 {
-    let k = |s: f64, c: f64| if cos { c } else { s };
+fn sin_or_cos<R: Real>(t: R, cos: bool, fma: impl Fn(R, R, R) -> R) -> R {
+    let k = |s: f64, c: f64| if cos { R::c(c) } else { R::c(s) };
     let z = t * t;
     let p = k(SIN_K[3], COS_K[3]);
-    let p = fma_f64(p, z, k(SIN_K[2], COS_K[2]));
-    let p = fma_f64(p, z, k(SIN_K[1], COS_K[1]));
-    let p = fma_f64(p, z, k(SIN_K[0], COS_K[0]));
-    let m = if cos { 1.0 } else { t };
-    fma_f64(m, z * p, m)
+    let p = fma(p, z, k(SIN_K[2], COS_K[2]));
+    let p = fma(p, z, k(SIN_K[1], COS_K[1]));
+    let p = fma(p, z, k(SIN_K[0], COS_K[0]));
+    let m = if cos { R::ONE } else { t };
+    fma(m, z * p, m)
 }
 
 /// `sin x` from `x = (4j + q)·π/2 + t`.
 #[inline(always)]
 fn sin_from(x: f32, q: u32, t: f64) -> f32 {
-    let r = sin_or_cos(t, q & 1 != 0);
+    let r = sin_or_cos(t, q & 1 != 0, fma_f64);
     let r = if q & 2 == 0 { r } else { -r };
     // ±0 keeps its sign.
     if x == 0.0 { x } else { r as f32 }
@@ -671,7 +660,7 @@ fn sin_from(x: f32, q: u32, t: f64) -> f32 {
 /// `cos x` from `x = (4j + q)·π/2 + t`.
 #[inline(always)]
 fn cos_from(q: u32, t: f64) -> f32 {
-    let r = sin_or_cos(t, q & 1 == 0);
+    let r = sin_or_cos(t, q & 1 == 0, fma_f64);
     let r = if q.wrapping_add(1) & 2 == 0 { r } else { -r };
     r as f32
 }
@@ -688,7 +677,7 @@ pub fn sin_f32(x: f32) -> f32 {
 #[inline(always)]
 pub fn sin_f32_narrow(x: f32) -> f32 {
     let (q, t) = rem_pio2_f32(x);
-    let r = sin_or_cos_f32(t, q & 1 != 0);
+    let r = sin_or_cos(t, q & 1 != 0, fma_f32);
     let r = if q & 2 == 0 { r } else { -r };
     // ±0 keeps its sign.
     if x == 0.0 { x } else { r }
@@ -719,7 +708,7 @@ pub fn cos_f32(x: f32) -> f32 {
 #[inline(always)]
 pub fn cos_f32_narrow(x: f32) -> f32 {
     let (q, t) = rem_pio2_f32(x);
-    let r = sin_or_cos_f32(t, q & 1 == 0);
+    let r = sin_or_cos(t, q & 1 == 0, fma_f32);
     if q.wrapping_add(1) & 2 == 0 { r } else { -r }
 }
 
