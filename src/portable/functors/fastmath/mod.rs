@@ -600,6 +600,29 @@ fn rem_pio2_f32(x: f32) -> (u32, f32) {
     (k.to_bits(), t)
 }
 
+/// [`rem_pio2_f32`] with t as an unevaluated sum `th + tl`, |tl| <= ~ulp(th): the second
+/// piece's product `q·PIO2_F32[1]` split exactly (`uh + ul`, one fma), `t0 - uh` by TwoSum,
+/// the third piece added to the tail. For tan, whose slope at ±π/4 doubles t's relative error
+/// (with the one-f32 t it came out at 2 ulp).
+#[inline(always)]
+fn rem_pio2_f32_tail(x: f32) -> (u32, f32, f32) {
+    let k = x * core::f32::consts::FRAC_2_PI + ROUND_MAGIC;
+    let q = k - ROUND_MAGIC;
+    let t0 = fma_f32(-q, PIO2_F32[0], x);
+    let uh = q * PIO2_F32[1];
+    let ul = fma_f32(q, PIO2_F32[1], -uh);
+    let (th, e) = two_sum_f32(t0, -uh);
+    (k.to_bits(), th, fma_f32(-q, PIO2_F32[2], e - ul))
+}
+
+/// TwoSum in f32: `(a + b, the rounding error)`.
+#[inline(always)]
+pub(super) fn two_sum_f32(a: f32, b: f32) -> (f32, f32) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
 /// `r` for a finite `x`; NaN (`x - x`, one operation: the same bits in every loop) for ±inf
 /// and NaN, as the wide trig forms give.
 #[inline(always)]
