@@ -55,6 +55,16 @@ pub trait Real:
     fn ln_1p_unit(self) -> Self;
     fn log2(self) -> Self;
     fn log10(self) -> Self;
+    /// Whether `self` is a positive normal finite number (false for NaN): the domain of
+    /// `ln_normal`, `log2_normal`, `log10_normal`.
+    fn is_positive_normal(self) -> bool;
+    /// `ln` where `is_positive_normal` holds (elsewhere unspecified): the same bits, without
+    /// the subnormal scaling and the special cases.
+    fn ln_normal(self) -> Self;
+    /// `log2` where `is_positive_normal` holds, as `ln_normal`.
+    fn log2_normal(self) -> Self;
+    /// `log10` where `is_positive_normal` holds, as `ln_normal`.
+    fn log10_normal(self) -> Self;
     fn sin(self) -> Self;
     fn cos(self) -> Self;
     fn tan(self) -> Self;
@@ -237,7 +247,9 @@ real_impl!(f32,
     sqrt = sqrt_f32, exp = fm::exp_f32, exp_without_assists = fm::exp_f32_without_assists,
     exp_normal = fm::exp_f32_normal,
     exp_m1 = fm::expm1_f32, ln = fm::log_f32,
-    ln_1p = fm::log1p_f32, ln_1p_unit = fm::log1p_unit_f32, log2 = fm::log2_f32, log10 = fm::log10_f32, sin = fm::sin_f32,
+    ln_1p = fm::log1p_f32, ln_1p_unit = fm::log1p_unit_f32, log2 = fm::log2_f32, log10 = fm::log10_f32,
+    ln_normal = fm::log_f32_normal, log2_normal = fm::log2_f32_normal,
+    log10_normal = fm::log10_f32_normal, sin = fm::sin_f32,
     cos = fm::cos_f32, tan = fm::trig::tan_f32, sin_narrow = fm::sin_f32_narrow,
     cos_narrow = fm::cos_f32_narrow, tan_narrow = fm::trig::tan_f32_narrow, asin = fm::trig::asin_f32,
     acos = fm::trig::acos_f32, atan = fm::trig::atan_f32, sinh = fm::hyperbolic::sinh_f32,
@@ -247,7 +259,8 @@ real_impl!(f32,
     ceil = ceil_f32, trunc = trunc_f32, round_even = round_even_f32;
     fmod = fmod_f32, atan2 = fm::trig::atan2_f32, pow = fm::power::pow_f32,
     hypot = fm::power::hypot_f32, copysign = copysign_f32, next_after = next_after_f32;
-    trig_narrow = fm::trig_narrow_f32, exp_is_normal = fm::exp_f32_is_normal
+    trig_narrow = fm::trig_narrow_f32, exp_is_normal = fm::exp_f32_is_normal,
+    is_positive_normal = fm::is_positive_normal_f32
 );
 real_impl!(f64,
     sqrt = sqrt_f64, exp = fm::double::exp_f64, exp_without_assists = fm::double::exp_f64,
@@ -255,7 +268,9 @@ real_impl!(f64,
     exp_m1 = fm::double::expm1_f64,
     ln = fm::double::log_f64, ln_1p = fm::double::log1p_f64,
     ln_1p_unit = fm::double::log1p_unit_f64, log2 = fm::double_hyp::log2_f64,
-    log10 = fm::double_hyp::log10_f64, sin = sin_f64, cos = cos_f64, tan = tan_f64,
+    log10 = fm::double_hyp::log10_f64, ln_normal = fm::double::log_f64_normal,
+    log2_normal = fm::double_hyp::log2_f64_normal, log10_normal = fm::double_hyp::log10_f64_normal,
+    sin = sin_f64, cos = cos_f64, tan = tan_f64,
     sin_narrow = dt::sin_f64_narrow, cos_narrow = dt::cos_f64_narrow,
     tan_narrow = dt::tan_f64_narrow,
     asin = fm::double_trig::asin_f64, acos = fm::double_trig::acos_f64,
@@ -268,7 +283,8 @@ real_impl!(f64,
     fmod = fmod_f64, atan2 = fm::double_trig::atan2_f64, pow = fm::double_erf_pow::pow_f64,
     hypot = fm::double_erf_pow::hypot_f64, copysign = copysign_f64,
     next_after = next_after_f64;
-    trig_narrow = dt::trig_narrow_f64, exp_is_normal = fm::double::exp_f64_is_normal
+    trig_narrow = dt::trig_narrow_f64, exp_is_normal = fm::double::exp_f64_is_normal,
+    is_positive_normal = fm::double::is_positive_normal_f64
 );
 
 /// f64 `sin`, `cos`, `tan` as `Real` has them: the vectorizable narrow forms below 2^20·π/2,
@@ -400,7 +416,8 @@ macro_rules! real_unary_impls {
     // `narrow: m, domain: d`: f32 and f64 have the functor's inherent `m` as the narrow form
     // (`Functor::call_narrow`) on the inputs where its inherent `d` holds
     // (`Functor::in_narrow_domain`): the trig functions (their short argument reduction), exp
-    // and sigmoid (normal results and intermediates, where they need no subnormal-safe steps).
+    // and sigmoid (normal results and intermediates, where they need no subnormal-safe steps),
+    // the logs (positive normal inputs: no subnormal scaling, no special cases).
     ($name:ty, narrow: $narrow:ident, domain: $domain:ident) => {
         $crate::functors::real::real_unary_impls!(@narrow $name, f32, $narrow, $domain);
         $crate::functors::real::real_unary_impls!(@narrow $name, f64, $narrow, $domain);

@@ -78,10 +78,10 @@ macro_rules! float_unary {
     )*};
 }
 
-/// The trig functors: `Real`'s sin/cos/tan, with the narrow domain of their short argument
-/// reduction (`Functor::in_narrow_domain`) for the f32 and f64 kernels.
-macro_rules! trig_unary {
-    ($($(#[$m:meta])* $name:ident: $f:ident, $narrow:ident;)*) => {$(
+/// Functors with a narrow form: `Real`'s `$f`, and `$narrow` on the inputs where `$domain`
+/// holds (`Functor::in_narrow_domain`, for the f32 and f64 kernels).
+macro_rules! narrow_unary {
+    ($($(#[$m:meta])* $name:ident: $f:ident, $narrow:ident where $domain:ident;)*) => {$(
         $(#[$m])*
         #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
         pub struct $name;
@@ -96,20 +96,27 @@ macro_rules! trig_unary {
             }
             #[inline(always)]
             fn in_narrow<R: Real>(&self, x: R) -> bool {
-                x.trig_narrow()
+                x.$domain()
             }
         }
         real_unary_impls!($name, narrow: eval_narrow, domain: in_narrow);
     )*};
 }
 
-trig_unary! {
-    /// Sine.
-    Sin: sin, sin_narrow;
+narrow_unary! {
+    /// Sine (narrow: the short argument reduction's domain).
+    Sin: sin, sin_narrow where trig_narrow;
     /// Cosine.
-    Cos: cos, cos_narrow;
+    Cos: cos, cos_narrow where trig_narrow;
     /// Tangent.
-    Tan: tan, tan_narrow;
+    Tan: tan, tan_narrow where trig_narrow;
+    /// Natural log (`log(-0.0) = -inf`, negative gives NaN; narrow: positive normal inputs,
+    /// no subnormal scaling and no special-case selects).
+    Log: ln, ln_normal where is_positive_normal;
+    /// Base-2 log.
+    Log2: log2, log2_normal where is_positive_normal;
+    /// Base-10 log.
+    Log10: log10, log10_normal where is_positive_normal;
 }
 
 /// `e^x`. Subnormal results (f32 x < -87) come without a subnormal floating-point operation
@@ -135,14 +142,8 @@ real_unary_impls!(Exp, narrow: eval_narrow, domain: in_narrow);
 float_unary!(
     /// `e^x - 1`, accurate near 0.
     Expm1: |x| x.exp_m1();
-    /// Natural log (`log(-0.0) = -inf`, negative gives NaN).
-    Log: |x| x.ln();
     /// `log(1 + x)`, accurate near 0.
     Log1p: |x| x.ln_1p();
-    /// Base-2 log.
-    Log2: |x| x.log2();
-    /// Base-10 log.
-    Log10: |x| x.log10();
     /// Square root (`sqrt(-0.0) = -0.0`).
     Sqrt: |x| x.sqrt();
     /// `1 / sqrt(x)`, two roundings like PyTorch (`rsqrt(-0.0) = -inf`).

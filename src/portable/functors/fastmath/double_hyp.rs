@@ -28,7 +28,7 @@
 
 use super::double::{
     LN2_HI, LN2_LO, MAGIC, O_THRESHOLD, abs, exp_f64, exp_kernel, log_kernel, log_poly, log_reduce,
-    log1p_f64, pow2_split, with_sign_of,
+    log_reduce_scaled, log1p_f64, pow2_split, with_sign_of,
 };
 
 /// 2^-28: below it the odd functions are x itself (fdlibm's cut).
@@ -215,15 +215,11 @@ fn k_log1p(f: f64, hfsq: f64) -> f64 {
     s * (hfsq + log_poly(s * s))
 }
 
-/// `x = 2^k (1 + f)` (subnormals scaled by 2^54 first) and `log(1 + f) = hi + lo` with `hi`
-/// holding the top 21 bits of `f - f²/2` (FreeBSD `e_log2.c`/`e_log10.c`). Returns
-/// `(hi, lo, k)`.
+/// `x = 2^k (1 + f)` (f and k from [`log_reduce_scaled`] or, for the `_normal` forms,
+/// [`log_reduce`]) and `log(1 + f) = hi + lo` with `hi` holding the top 21 bits of
+/// `f - f²/2` (FreeBSD `e_log2.c`/`e_log10.c`). Returns `(hi, lo, k)`.
 #[inline(always)]
-fn log_hi_lo(x: f64) -> (f64, f64, f64) {
-    let sub = x < f64::MIN_POSITIVE;
-    let xs = if sub { x * 18_014_398_509_481_984.0 } else { x };
-    let (f, k) = log_reduce(xs.to_bits());
-    let k = if sub { k - 54.0 } else { k };
+fn log_hi_lo((f, k): (f64, f64)) -> (f64, f64, f64) {
     let hfsq = 0.5 * f * f;
     let r = k_log1p(f, hfsq);
     let hi = f64::from_bits((f - hfsq).to_bits() & 0xffff_ffff_0000_0000);
@@ -244,15 +240,25 @@ fn log_special(x: f64, r: f64) -> f64 {
 /// Max 1 ulp from glibc's (measured).
 #[inline(always)]
 pub fn log2_f64(x: f64) -> f64 {
+    log_special(x, log2_from(log_hi_lo(log_reduce_scaled(x))))
+}
+
+/// [`log2_f64`] for a positive normal finite `x` (`is_positive_normal_f64`): the same bits.
+#[inline(always)]
+pub fn log2_f64_normal(x: f64) -> f64 {
+    log2_from(log_hi_lo(log_reduce(x.to_bits())))
+}
+
+#[inline(always)]
+fn log2_from((hi, lo, k): (f64, f64, f64)) -> f64 {
     /// 1/ln2 in two parts: the high part has 33 significant bits.
     const IVLN2HI: f64 = 1.442_695_040_721_446_275_71e0;
     const IVLN2LO: f64 = 1.675_171_316_488_651_183_53e-10;
-    let (hi, lo, k) = log_hi_lo(x);
     let val_hi = hi * IVLN2HI;
     let val_lo = (lo + hi) * IVLN2LO + lo * IVLN2HI;
     let w = k + val_hi;
     let val_lo = val_lo + ((k - w) + val_hi);
-    log_special(x, val_lo + w)
+    val_lo + w
 }
 
 /// Base-10 log for f64, branch-free (FreeBSD `e_log10.c`): `k log10(2) + (hi + lo)/ln10`
@@ -261,17 +267,27 @@ pub fn log2_f64(x: f64) -> f64 {
 /// where they differ (mpmath; glibc's `log10` is the older, less accurate fdlibm form).
 #[inline(always)]
 pub fn log10_f64(x: f64) -> f64 {
+    log_special(x, log10_from(log_hi_lo(log_reduce_scaled(x))))
+}
+
+/// [`log10_f64`] for a positive normal finite `x` (`is_positive_normal_f64`): the same bits.
+#[inline(always)]
+pub fn log10_f64_normal(x: f64) -> f64 {
+    log10_from(log_hi_lo(log_reduce(x.to_bits())))
+}
+
+#[inline(always)]
+fn log10_from((hi, lo, k): (f64, f64, f64)) -> f64 {
     const IVLN10HI: f64 = 4.342_944_818_781_688_809_39e-1;
     const IVLN10LO: f64 = 2.508_294_671_164_527_522_98e-11;
     const LOG10_2HI: f64 = 3.010_299_956_636_117_713_06e-1;
     const LOG10_2LO: f64 = 3.694_239_077_158_930_786_16e-13;
-    let (hi, lo, k) = log_hi_lo(x);
     let val_hi = hi * IVLN10HI;
     let y2 = k * LOG10_2HI;
     let val_lo = k * LOG10_2LO + (lo + hi) * IVLN10LO + lo * IVLN10HI;
     let w = y2 + val_hi;
     let val_lo = val_lo + ((y2 - w) + val_hi);
-    log_special(x, val_lo + w)
+    val_lo + w
 }
 
 /// `2^x` for f64, branch-free: `x = k + r` (k = round(x), r exact, |r| <= ½), `2^r = e^(r ln2)`

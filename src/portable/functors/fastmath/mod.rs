@@ -333,11 +333,27 @@ fn log_reduce(x: f32) -> (f32, f32) {
     // Subnormals: scale by 2^23 first (the smallest, 2^-149, becomes 2^-126).
     let sub = x < f32::MIN_POSITIVE;
     let xs = if sub { x * 8_388_608.0 } else { x };
+    let (f, k) = log_reduce_normal(xs);
+    (f, if sub { k - 23.0 } else { k })
+}
+
+/// [`log_reduce`] for a positive normal finite `x` (no subnormal scaling): the same values.
+#[inline(always)]
+fn log_reduce_normal(x: f32) -> (f32, f32) {
     // Adding 1 - √½ (in bits) moves the exponent boundary from 1 to √½ (musl's `logf`).
-    let ix = xs.to_bits().wrapping_add(0x3f80_0000 - 0x3f35_04f3);
-    let k = (ix >> 23) as i32 - 127 - if sub { 23 } else { 0 };
+    let ix = x.to_bits().wrapping_add(0x3f80_0000 - 0x3f35_04f3);
+    let k = (ix >> 23) as i32 - 127;
     let m = f32::from_bits((ix & 0x007f_ffff) + 0x3f35_04f3);
     (m - 1.0, k as f32)
+}
+
+/// Whether `x` is a positive normal finite f32 (false for NaN): the domain of the `_normal`
+/// logs, which skip the subnormal scaling and the special cases (-inf, NaN, +inf, 0).
+#[inline(always)]
+pub fn is_positive_normal_f32(x: f32) -> bool {
+    // One unsigned compare: MIN_POSITIVE's bits map to 0, +inf's and above (negative numbers
+    // included, their sign bit set) to at least the bound.
+    x.to_bits().wrapping_sub(0x0080_0000) < 0x7f80_0000 - 0x0080_0000
 }
 
 /// Cephes `logf`'s polynomial: `ln(1 + f) ≈ f - f²/2 + t` for f in [√½ - 1, √2 - 1]; returns
@@ -373,36 +389,67 @@ const LN2_LO: f32 = -2.121_944_4e-4;
 /// Natural log for f32, branch-free (Cephes `logf`).
 #[inline(always)]
 pub fn log_f32(x: f32) -> f32 {
-    let (f, k) = log_reduce(x);
+    log_special(x, ln_from(log_reduce(x)))
+}
+
+/// [`log_f32`] for a positive normal finite `x` ([`is_positive_normal_f32`]): the same bits.
+#[inline(always)]
+pub fn log_f32_normal(x: f32) -> f32 {
+    ln_from(log_reduce_normal(x))
+}
+
+/// `ln(2^k (1 + f))`.
+#[inline(always)]
+fn ln_from((f, k): (f32, f32)) -> f32 {
     let (t, z) = log_poly(f);
     let y = t + k * LN2_LO - 0.5 * z;
-    log_special(x, f + y + k * LN2_HI)
+    f + y + k * LN2_HI
 }
 
 /// Base-2 log for f32, branch-free (Cephes `log2f`: `log2(e) - 1` split off so the f terms add
 /// in exactly).
 #[inline(always)]
 pub fn log2_f32(x: f32) -> f32 {
+    log_special(x, log2_from(log_reduce(x)))
+}
+
+/// [`log2_f32`] for a positive normal finite `x`: the same bits.
+#[inline(always)]
+pub fn log2_f32_normal(x: f32) -> f32 {
+    log2_from(log_reduce_normal(x))
+}
+
+/// `log2(2^k (1 + f))`.
+#[inline(always)]
+fn log2_from((f, k): (f32, f32)) -> f32 {
     const LOG2EA: f32 = 0.442_695_040_888_963_4;
-    let (f, k) = log_reduce(x);
     let (t, z) = log_poly(f);
     let y = t - 0.5 * z;
-    let r = y * LOG2EA + f * LOG2EA + y + f + k;
-    log_special(x, r)
+    y * LOG2EA + f * LOG2EA + y + f + k
 }
 
 /// Base-10 log for f32, branch-free (Cephes `log10f`: `log10(e)` and `log10(2)` in two parts).
 #[inline(always)]
 pub fn log10_f32(x: f32) -> f32 {
+    log_special(x, log10_from(log_reduce(x)))
+}
+
+/// [`log10_f32`] for a positive normal finite `x`: the same bits.
+#[inline(always)]
+pub fn log10_f32_normal(x: f32) -> f32 {
+    log10_from(log_reduce_normal(x))
+}
+
+/// `log10(2^k (1 + f))`.
+#[inline(always)]
+fn log10_from((f, k): (f32, f32)) -> f32 {
     const L102A: f32 = 3.007_812_5e-1;
     const L102B: f32 = 2.487_456_639_811_952e-4;
     const L10EA: f32 = 4.335_937_5e-1;
     const L10EB: f32 = 7.007_319_032_518_277e-4;
-    let (f, k) = log_reduce(x);
     let (t, z) = log_poly(f);
     let y = t - 0.5 * z;
-    let r = y * L10EB + f * L10EB + k * L102B + y * L10EA + f * L10EA + k * L102A;
-    log_special(x, r)
+    y * L10EB + f * L10EB + k * L102B + y * L10EA + f * L10EA + k * L102A
 }
 
 /// `ln(1 + x)` for f32, branch-free: [`log1p_kernel`] plus the special cases.
