@@ -1285,6 +1285,38 @@ fn f64_exp_narrow_form_gives_the_plain_bits() {
     assert!(Exp.in_narrow_domain((-708.0f64,)) && !Exp.in_narrow_domain((-708.01f64,)));
 }
 
+/// f64 erfc's central form (|x| < 1.25, no exps) must give the `libm` crate's bits there (the
+/// general form is libm's): 4M evenly spaced values over the domain, every 2^36th bit pattern
+/// below it (down to the subnormals), and 2^14 patterns around each of fdlibm's cuts (2^-56,
+/// 1/4, 0.84375, the domain's end), both signs; the domain must end at 1.25.
+#[test]
+fn f64_erfc_central_form_gives_libms_bits() {
+    let check = |x: f64| {
+        for x in [x, -x] {
+            if Erfc.in_narrow_domain((x,)) {
+                let (n, l) = (Erfc.call_narrow((x,)).to_bits(), libm::erfc(x).to_bits());
+                assert_eq!(n, l, "erfc({x:e} = {:#x})", x.to_bits());
+            }
+        }
+    };
+    let n = 1u64 << 22;
+    for i in 0..n {
+        check(1.25 * i as f64 / n as f64);
+    }
+    for bits in (0..1.25f64.to_bits()).step_by(1 << 36) {
+        check(f64::from_bits(bits));
+    }
+    for cut in [1.387_778_780_781_445_7e-17, 0.25, 0.84375, 1.25f64] {
+        let c = cut.to_bits();
+        for bits in c - (1 << 13)..c + (1 << 13) {
+            check(f64::from_bits(bits));
+        }
+    }
+    let below = f64::from_bits(1.25f64.to_bits() - 1);
+    assert!(Erfc.in_narrow_domain((below,)) && Erfc.in_narrow_domain((-below,)));
+    assert!(!Erfc.in_narrow_domain((1.25f64,)) && !Erfc.in_narrow_domain((f64::NAN,)));
+}
+
 /// floor_divide, remainder and fmod on 64-bit integers run an f64 division per block where
 /// every magnitude is below 2^51: it must give `call`'s bits (the division instruction) there,
 /// on every sign combination of edge values (0, ±1, ±2^k ± 1 up to the domain's ends, b == 0,

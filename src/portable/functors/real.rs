@@ -84,6 +84,11 @@ pub trait Real:
     fn erf(self) -> Self;
     /// `1 - erf(x)`, accurate where erf is near 1.
     fn erfc(self) -> Self;
+    /// Whether `erfc_central` holds at `self` (|x| < 1.25; false for NaN).
+    fn is_erfc_central(self) -> bool;
+    /// `erfc` where `is_erfc_central` holds (elsewhere unspecified): the same bits; f64's
+    /// without the tails' exps (f32's erfc is branch-free already: the same function).
+    fn erfc_central(self) -> Self;
     /// `2^x`.
     fn exp2(self) -> Self;
     fn asinh(self) -> Self;
@@ -240,9 +245,10 @@ next_after_bits!(next_after_f64, f64, 1u64 << 63);
 // The branch-free forms of `fastmath` wherever one exists (every functor written against
 // `Real` gets them, mish and softplus as much as exp; the loops vectorize), libm elsewhere:
 // f64 sin/cos/tan above 2^20·π/2 (the branch-free general reduction costs more than libm's) and
-// erfc (fdlibm's branch-free form, all four intervals and two exps in every lane, loses to
-// libm's branch per interval when the data sits in one interval, as in the sweep's; f64 erf is
-// two polynomials without a tail, faster than libm on any data).
+// f64 erfc outside |x| < 1.25 (fdlibm's branch-free form, all four intervals and two exps in
+// every lane, loses to libm's branch per interval when the data sits in one interval; inside,
+// blocks take the central form without exps; f64 erf is two polynomials without a tail, faster
+// than libm on any data).
 real_impl!(f32,
     sqrt = sqrt_f32, exp = fm::exp_f32, exp_without_assists = fm::exp_f32_without_assists,
     exp_normal = fm::exp_f32_normal,
@@ -254,13 +260,13 @@ real_impl!(f32,
     cos_narrow = fm::cos_f32_narrow, tan_narrow = fm::trig::tan_f32_narrow, asin = fm::trig::asin_f32,
     acos = fm::trig::acos_f32, atan = fm::trig::atan_f32, sinh = fm::hyperbolic::sinh_f32,
     cosh = fm::hyperbolic::cosh_f32, tanh = fm::tanh_f32, erf = fm::erf::erf_f32,
-    erfc = fm::erf::erfc_f32, exp2 = fm::exp2_f32, asinh = fm::hyperbolic::asinh_f32,
+    erfc = fm::erf::erfc_f32, erfc_central = fm::erf::erfc_f32, exp2 = fm::exp2_f32, asinh = fm::hyperbolic::asinh_f32,
     acosh = fm::hyperbolic::acosh_f32, atanh = fm::hyperbolic::atanh_f32, floor = floor_f32,
     ceil = ceil_f32, trunc = trunc_f32, round_even = round_even_f32;
     fmod = fmod_f32, atan2 = fm::trig::atan2_f32, pow = fm::power::pow_f32,
     hypot = fm::power::hypot_f32, copysign = copysign_f32, next_after = next_after_f32;
     trig_narrow = fm::trig_narrow_f32, exp_is_normal = fm::exp_f32_is_normal,
-    is_positive_normal = fm::is_positive_normal_f32
+    is_positive_normal = fm::is_positive_normal_f32, is_erfc_central = fm::erf::erfc_f32_is_central
 );
 real_impl!(f64,
     sqrt = sqrt_f64, exp = fm::double::exp_f64, exp_without_assists = fm::double::exp_f64,
@@ -277,6 +283,7 @@ real_impl!(f64,
     atan = fm::double_trig::atan_f64, sinh = fm::double_hyp::sinh_f64,
     cosh = fm::double_hyp::cosh_f64, tanh = fm::double::tanh_f64,
     erf = fm::double_erf_pow::erf_f64, erfc = libm::erfc,
+    erfc_central = fm::double_erf_pow::erfc_f64_central,
     exp2 = fm::double_hyp::exp2_f64, asinh = fm::double_hyp::asinh_f64,
     acosh = fm::double_hyp::acosh_f64, atanh = fm::double_hyp::atanh_f64, floor = floor_f64,
     ceil = ceil_f64, trunc = trunc_f64, round_even = round_even_f64;
@@ -284,7 +291,8 @@ real_impl!(f64,
     hypot = fm::double_erf_pow::hypot_f64, copysign = copysign_f64,
     next_after = next_after_f64;
     trig_narrow = dt::trig_narrow_f64, exp_is_normal = fm::double::exp_f64_is_normal,
-    is_positive_normal = fm::double::is_positive_normal_f64
+    is_positive_normal = fm::double::is_positive_normal_f64,
+    is_erfc_central = fm::double_erf_pow::erfc_f64_is_central
 );
 
 /// f64 `sin`, `cos`, `tan` as `Real` has them: the vectorizable narrow forms below 2^20·π/2,
@@ -417,7 +425,8 @@ macro_rules! real_unary_impls {
     // (`Functor::call_narrow`) on the inputs where its inherent `d` holds
     // (`Functor::in_narrow_domain`): the trig functions (their short argument reduction), exp
     // and sigmoid (normal results and intermediates, where they need no subnormal-safe steps),
-    // the logs (positive normal inputs: no subnormal scaling, no special cases).
+    // the logs (positive normal inputs: no subnormal scaling, no special cases), f64 erfc
+    // (|x| < 1.25: no exps).
     ($name:ty, narrow: $narrow:ident, domain: $domain:ident) => {
         $crate::functors::real::real_unary_impls!(@narrow $name, f32, $narrow, $domain);
         $crate::functors::real::real_unary_impls!(@narrow $name, f64, $narrow, $domain);

@@ -117,6 +117,9 @@ narrow_unary! {
     Log2: log2, log2_normal where is_positive_normal;
     /// Base-10 log.
     Log10: log10, log10_normal where is_positive_normal;
+    /// Complementary error function `1 - erf(x)`, accurate in the tails (narrow: |x| < 1.25,
+    /// f64 without the tails' exps).
+    Erfc: erfc, erfc_central where is_erfc_central;
 }
 
 /// `e^x`. Subnormal results (f32 x < -87) come without a subnormal floating-point operation
@@ -160,8 +163,6 @@ float_unary!(
     Cosh: |x| x.cosh();
     /// Hyperbolic tangent.
     Tanh: |x| x.tanh();
-    /// Complementary error function `1 - erf(x)`, accurate in the tails.
-    Erfc: |x| x.erfc();
     /// `2^x`.
     Exp2: |x| x.exp2();
     /// Inverse hyperbolic sine.

@@ -4,11 +4,11 @@
 //! and/or/add/sub and logical shifts (the lane-variable shifts of `pow`'s integer test are
 //! AVX2's `vpsrlvq`/`vpsllvq`).
 //!
-//! `Real` uses `erf`, `pow` and `hypot`, not `erfc`: it evaluates every interval in every lane,
-//! 1.6-1.8x faster than libm on mixed data but ~2.8x slower where libm's branch stays in its
-//! cheapest interval (|x| < 0.84375, the sweep's [0.05, 0.95] inputs); a kernel that checked
-//! its slice's range first could pick per slice (not done). `erf` needs no tail (it is >= 0.84
-//! from 1 on) and is two polynomials, faster than libm on any data (see [`erf_f64`]).
+//! `Real` uses `erf`, `pow`, `hypot` and [`erfc_f64_central`] (blocks within |x| < 1.25), not
+//! the general `erfc`: it evaluates every interval in every lane, 1.6-1.8x faster than libm on
+//! mixed data but ~2.8x slower where libm's branch stays in its cheapest interval; the ops take
+//! libm's erfc outside the central domain. `erf` needs no tail (it is >= 0.84 from 1 on) and
+//! is two polynomials, faster than libm on any data (see [`erf_f64`]).
 //!
 //! `erfc` is FreeBSD/musl's `s_erf.c` (fdlibm): a rational `P/Q` per interval of
 //! `a = |x|` (`[0, 0.84375)` in `a²`, `[0.84375, 1.25)` in `a - 1`, `[1.25, 1/0.35)` and
@@ -341,6 +341,59 @@ pub fn erfc_f64(x: f64) -> f64 {
         r
     };
     if ax <= f64::INFINITY { r } else { x }
+}
+
+/// |x| below which [`erfc_f64_central`] holds: fdlibm's second interval bound.
+pub const ERFC_CENTRAL_LIMIT: f64 = ERF_B1;
+
+/// Whether `x` is in [`erfc_f64_central`]'s domain (|x| < 1.25; false for NaN).
+#[inline(always)]
+pub fn erfc_f64_is_central(x: f64) -> bool {
+    abs(x) < ERFC_CENTRAL_LIMIT
+}
+
+/// The `libm` crate's `erfc` (fdlibm `s_erf.c`) for |x| < 1.25, its two rationals without an
+/// exp (`P/Q` in x² below 0.84375, in |x| - 1 above) as one numerator and one denominator with
+/// per-lane coefficients (zero-padded: the Horner steps give fdlibm's bits), one division, and
+/// fdlibm's forms of the result written out as selects, operation for operation: the same bits
+/// as `libm::erfc` on that domain (tested), meaningless above. The general f64 erfc stays
+/// libm's (its tails take two exps: branch-free, every lane would pay for them).
+#[inline(always)]
+pub fn erfc_f64_central(x: f64) -> f64 {
+    let a = abs(x);
+    let i0 = a < ERF_B0;
+    let pick = |c: [f64; 4]| if i0 { c[0] } else { c[1] };
+    let v = if i0 { x * x } else { a - 1.0 };
+    let mut p = pick(ERF_NUM[7]);
+    let mut q = pick(ERF_DEN[7]) * v + pick(ERF_DEN[6]);
+    macro_rules! horner {
+        ($($k:literal)*) => {$(
+            p = p * v + pick(ERF_NUM[$k]);
+            q = q * v + pick(ERF_DEN[$k - 1]);
+        )*};
+    }
+    horner!(6 5 4 3 2 1);
+    let p = p * v + pick(ERF_NUM[0]);
+    let q = q * v + 1.0;
+    let y = p / q;
+    // |x| < 0.84375: `1 - (x + x·y)` for x < 1/4 (negative x included), else
+    // `0.5 - ((x - 0.5) + x·y)`; `1 - x` below 2^-56.
+    let negative = x.to_bits() & SIGN != 0;
+    let c0 = if negative || a < 0.25 {
+        1.0 - (x + x * y)
+    } else {
+        0.5 - ((x - 0.5) + x * y)
+    };
+    let c0 = if a < 1.387_778_780_781_445_7e-17 {
+        1.0 - x
+    } else {
+        c0
+    };
+    // 0.84375 <= |x| < 1.25: `(1 - erx) - y`, and 2 minus that for negative x (the crate's
+    // forms; fdlibm's C writes `1 + (erx + y)` there, which differs in the last bit).
+    let c1 = (1.0 - ERX) - y;
+    let c1 = if negative { 2.0 - c1 } else { c1 };
+    if i0 { c0 } else { c1 }
 }
 
 // ---------------------------------------------------------------- pow (SLEEF's xpow)

@@ -194,6 +194,13 @@ pub fn erfc_f32(x: f32) -> f32 {
     if x.is_nan() { x } else { r }
 }
 
+/// Whether |x| < 1.25 (false for NaN): f32's side of `Real::is_erfc_central` (f64's
+/// central erfc skips its tails' exps; [`erfc_f32`] is its own central form).
+#[inline(always)]
+pub fn erfc_f32_is_central(x: f32) -> bool {
+    f32::from_bits(x.to_bits() & 0x7fff_ffff) < 1.25
+}
+
 /// Exact gelu `x/2 · erfc(-x/√2)` for f32, branch-free (see the module docs),
 /// relative-accurate also in the negative tail down to its underflow (subnormal from
 /// x ≈ -13.15, -0 from -14.36); `gelu(x) = x` for large x, and `gelu(-inf)` is NaN, as
