@@ -4,18 +4,13 @@
 //! and/or/add/sub and logical shifts (the lane-variable shifts of `pow`'s integer test are
 //! AVX2's `vpsrlvq`/`vpsllvq`).
 //!
-//! `Real` uses `erf`, `pow`, `hypot` and [`erfc_f64_central`] (blocks within |x| < 1.25), not
-//! the general `erfc`: it evaluates every interval in every lane, 1.6-1.8x faster than libm on
-//! mixed data but ~2.8x slower where libm's branch stays in its cheapest interval; the ops take
-//! libm's erfc outside the central domain. `erf` needs no tail (it is >= 0.84 from 1 on) and
-//! is two polynomials, faster than libm on any data (see [`erf_f64`]).
-//!
-//! `erfc` is FreeBSD/musl's `s_erf.c` (fdlibm): a rational `P/Q` per interval of
-//! `a = |x|` (`[0, 0.84375)` in `a²`, `[0.84375, 1.25)` in `a - 1`, `[1.25, 1/0.35)` and
-//! `[1/0.35, 28)` in `1/a²`), here one numerator and one denominator of the largest degree
-//! whose coefficients are selected per lane (the shorter ones padded with zeros, so the Horner
-//! steps give fdlibm's bits), and the tails `exp(-z² - 0.5625)·exp((z - a)(z + a) + P/Q)/a`
-//! with `z` = a rounded to 21 bits (so `z²` is exact), `exp` being `double::exp_f64`.
+//! `erf` is two polynomials without a tail (erf is >= 0.84 from 1 on), faster than libm on
+//! any data (see [`erf_f64`]). `erfc`: [`erfc_f64_central`], fdlibm `s_erf.c`'s two rationals
+//! for |x| < 1.25 (`P/Q` in x² below 0.84375, in |x| - 1 above) as one numerator and one
+//! denominator with per-lane coefficients, for blocks within that range; the ops take libm's
+//! erfc elsewhere (its tails need two exps; a branch-free form computing every interval in
+//! every lane was 1.6-1.8x faster than libm on mixed data but ~2.8x slower where libm's branch
+//! stays in one interval, and 4 ulp off libm in its tail: removed).
 //!
 //! `pow` is SLEEF's `xpow` (u10) with fused multiply-adds: `ln|x|` as a double-double
 //! (`m·2^e`, m in [0.75, 1.5), `ln m = 2·atanh((m - 1)/(m + 1))`, one division, the series' first
@@ -35,17 +30,8 @@
 // `double.rs`.
 #![allow(clippy::excessive_precision, clippy::manual_clamp)]
 
-use super::double::{MAGIC, MANT, SIGN, TWO52, TWO52_BITS, abs, exp_f64, pow2_split};
+use super::double::{MAGIC, MANT, SIGN, TWO52, TWO52_BITS, abs, pow2_split};
 use super::{fma_f64, two_sum};
-
-/// The mask that keeps an f64's high 32 bits (fdlibm's `SET_LOW_WORD(x, 0)`).
-const HI32: u64 = 0xffff_ffff_0000_0000;
-
-/// x with its low 32 bits cleared.
-#[inline(always)]
-fn hi32(x: f64) -> f64 {
-    f64::from_bits(x.to_bits() & HI32)
-}
 
 // ---------------------------------------------------------------- erf, erfc (s_erf.c)
 
@@ -53,142 +39,63 @@ fn hi32(x: f64) -> f64 {
 const ERX: f64 = 8.450_629_115_104_675_292_97e-1;
 
 /// The numerators, ascending powers; columns: fdlibm's `pp` (a < 0.84375), `pa` (< 1.25),
-/// `ra` (< 1/0.35), `rb` (< 28), zero-padded to degree 7.
-const ERF_NUM: [[f64; 4]; 8] = [
+/// zero-padded to degree 7 (the degree of fdlibm's tail intervals, which libm computes here).
+const ERF_NUM: [[f64; 2]; 8] = [
     [
         1.283_791_670_955_125_585_61e-1,
         -2.362_118_560_752_659_440_77e-3,
-        -9.864_944_034_847_148_227_05e-3,
-        -9.864_942_924_700_099_285_97e-3,
     ],
     [
         -3.250_421_072_470_014_993_70e-1,
         4.148_561_186_837_483_316_66e-1,
-        -6.938_585_727_071_817_643_72e-1,
-        -7.992_832_376_805_230_065_74e-1,
     ],
     [
         -2.848_174_957_559_851_047_66e-2,
         -3.722_078_760_357_013_238_47e-1,
-        -1.055_862_622_532_329_098_14e1,
-        -1.775_795_491_775_475_198_89e1,
     ],
     [
         -5.770_270_296_489_441_591_57e-3,
         3.183_466_199_011_617_536_74e-1,
-        -6.237_533_245_032_600_603_96e1,
-        -1.606_363_848_558_219_160_62e2,
     ],
     [
         -2.376_301_665_665_016_260_84e-5,
         -1.108_946_942_823_966_774_76e-1,
-        -1.623_966_694_625_734_703_55e2,
-        -6.375_664_433_683_896_277_22e2,
     ],
-    [
-        0.0,
-        3.547_830_432_561_823_593_71e-2,
-        -1.846_050_929_067_110_359_94e2,
-        -1.025_095_131_611_077_249_54e3,
-    ],
-    [
-        0.0,
-        -2.166_375_594_868_790_843_00e-3,
-        -8.128_743_550_630_659_342_46e1,
-        -4.835_191_916_086_513_970_19e2,
-    ],
-    [0.0, 0.0, -9.814_329_344_169_145_485_92e0, 0.0],
+    [0.0, 3.547_830_432_561_823_593_71e-2],
+    [0.0, -2.166_375_594_868_790_843_00e-3],
+    [0.0, 0.0],
 ];
 
-/// The denominators `1 + d1·s + ... + d8·s^8`, d1..d8; columns: `qq`, `qa`, `sa`, `sb`.
-const ERF_DEN: [[f64; 4]; 8] = [
+/// The denominators `1 + d1·s + ... + d8·s^8`, d1..d8; columns: `qq`, `qa`.
+const ERF_DEN: [[f64; 2]; 8] = [
     [
         3.979_172_239_591_553_528_19e-1,
         1.064_208_804_008_442_282_86e-1,
-        1.965_127_166_743_925_712_92e1,
-        3.033_806_074_348_245_829_24e1,
     ],
     [
         6.502_224_998_876_729_444_85e-2,
         5.403_979_177_021_710_489_37e-1,
-        1.376_577_541_435_190_426_00e2,
-        3.257_925_129_965_739_188_26e2,
     ],
     [
         5.081_306_281_875_765_627_76e-3,
         7.182_865_441_419_626_628_68e-2,
-        4.345_658_774_752_292_288_21e2,
-        1.536_729_586_084_436_959_94e3,
     ],
     [
         1.324_947_380_043_216_445_26e-4,
         1.261_712_198_087_616_421_12e-1,
-        6.453_872_717_332_678_803_36e2,
-        3.199_858_219_508_595_539_08e3,
     ],
     [
         -3.960_228_278_775_368_123_20e-6,
         1.363_708_391_202_905_073_62e-2,
-        4.290_081_400_275_678_333_86e2,
-        2.553_050_406_433_164_425_83e3,
     ],
-    [
-        0.0,
-        1.198_449_984_679_910_741_70e-2,
-        1.086_350_055_417_794_351_34e2,
-        4.745_285_412_069_553_672_15e2,
-    ],
-    [
-        0.0,
-        0.0,
-        6.570_249_770_319_281_701_35e0,
-        -2.244_095_244_658_581_833_62e1,
-    ],
-    [0.0, 0.0, -6.042_441_521_485_809_874_38e-2, 0.0],
+    [0.0, 1.198_449_984_679_910_741_70e-2],
+    [0.0, 0.0],
+    [0.0, 0.0],
 ];
 
-/// fdlibm's interval bounds on |x|: 0.84375, 1.25, ≈1/0.35 (high word 0x4006db6d).
+/// fdlibm's first two interval bounds on |x|: 0.84375, 1.25.
 const ERF_B0: f64 = 0.84375;
 const ERF_B1: f64 = 1.25;
-const ERF_B2: f64 = 2.857_141_494_750_976_6;
-
-/// For `a = |x|` in [0, 28]: `(P/Q, tail)` with fdlibm's rational for a's interval and, for
-/// a >= 1.25, `tail = erfc a = exp(-z² - 0.5625)·exp((z - a)(z + a) + P/Q)/a` (garbage below).
-#[inline(always)]
-fn erf_kernel(a: f64) -> (f64, f64) {
-    let i0 = a < ERF_B0;
-    let i1 = a < ERF_B1;
-    let i2 = a < ERF_B2;
-    let pick = |c: [f64; 4]| {
-        let l = if i0 { c[0] } else { c[1] };
-        let h = if i2 { c[2] } else { c[3] };
-        if i1 { l } else { h }
-    };
-    // The variable: a², a - 1 or 1/a² (inf at a = 0, where it is not selected).
-    let s = if i0 {
-        a * a
-    } else if i1 {
-        a - 1.0
-    } else {
-        1.0 / (a * a)
-    };
-    let mut p = pick(ERF_NUM[7]);
-    let mut q = pick(ERF_DEN[7]) * s + pick(ERF_DEN[6]);
-    // Written out (no loop), as in `erf.rs`.
-    macro_rules! horner {
-        ($($k:literal)*) => {$(
-            p = p * s + pick(ERF_NUM[$k]);
-            q = q * s + pick(ERF_DEN[$k - 1]);
-        )*};
-    }
-    horner!(6 5 4 3 2 1);
-    let p = p * s + pick(ERF_NUM[0]);
-    let q = q * s + 1.0;
-    let y = p / q;
-    let z = hi32(a);
-    let tail = exp_f64(-z * z - 0.5625) * exp_f64((z - a) * (z + a) + y) / a;
-    (y, tail)
-}
 
 /// `erfc(2 + t)` for t in [-1, 1] (a in [1, 3]), absolute error 2^-57, lowest degree first.
 const ERFC_MID_NEAR: [f64; 24] = [
@@ -299,50 +206,6 @@ pub fn erf_f64(x: f64) -> f64 {
     if ax <= f64::INFINITY { r } else { x }
 }
 
-/// The complementary error function for f64, branch-free: fdlibm `s_erf.c` (see the module
-/// docs), every interval computed and one selected; relative-accurate in the right tail down
-/// to its underflow (subnormal from x ≈ 26.55, 0 from 27.23), 2 in the left one from -5.9.
-/// Max 1 ulp from the `libm` crate's `erfc` (measured, see tests/accuracy.rs).
-#[inline(always)]
-pub fn erfc_f64(x: f64) -> f64 {
-    let ax = abs(x);
-    // erfc is 0 (or 2) from 27.3 on: the clamp changes no result (NaN becomes 28 here).
-    let a = if ax < 28.0 { ax } else { 28.0 };
-    let (y, tail) = erf_kernel(a);
-    let xs = f64::from_bits(a.to_bits() | (x.to_bits() & SIGN));
-    let xy = xs * y;
-    let c0 = if xs < 0.25 {
-        1.0 - (xs + xy)
-    } else {
-        0.5 - ((xs - 0.5) + xy)
-    };
-    let c0 = if a < 1.387_778_780_781_445_7e-17 {
-        1.0 - xs
-    } else {
-        c0
-    };
-    let neg = x < 0.0;
-    let c1 = if neg {
-        1.0 + (ERX + y)
-    } else {
-        (1.0 - ERX) - y
-    };
-    let c2 = if neg { 2.0 - tail } else { tail };
-    let r = if a < ERF_B0 {
-        c0
-    } else if a < ERF_B1 {
-        c1
-    } else {
-        c2
-    };
-    let r = if a >= 28.0 {
-        if neg { 2.0 } else { 0.0 }
-    } else {
-        r
-    };
-    if ax <= f64::INFINITY { r } else { x }
-}
-
 /// |x| below which [`erfc_f64_central`] holds: fdlibm's second interval bound.
 pub const ERFC_CENTRAL_LIMIT: f64 = ERF_B1;
 
@@ -362,7 +225,7 @@ pub fn erfc_f64_is_central(x: f64) -> bool {
 pub fn erfc_f64_central(x: f64) -> f64 {
     let a = abs(x);
     let i0 = a < ERF_B0;
-    let pick = |c: [f64; 4]| if i0 { c[0] } else { c[1] };
+    let pick = |c: [f64; 2]| if i0 { c[0] } else { c[1] };
     let v = if i0 { x * x } else { a - 1.0 };
     let mut p = pick(ERF_NUM[7]);
     let mut q = pick(ERF_DEN[7]) * v + pick(ERF_DEN[6]);
