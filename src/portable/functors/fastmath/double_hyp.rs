@@ -30,6 +30,7 @@ use super::double::{
     LN2_HI, LN2_LO, MAGIC, O_THRESHOLD, abs, exp_f64, exp_kernel, log_kernel, log_poly, log_reduce,
     log_reduce_scaled, log1p_f64, pow2_split, with_sign_of,
 };
+use super::horner_f64;
 
 /// 2^-28: below it the odd functions are x itself (fdlibm's cut).
 const TINY: f64 = 3.725_290_298_461_914_062_5e-9;
@@ -62,11 +63,20 @@ pub fn sinh_f64(x: f64) -> f64 {
     let e = exp_f64(big_arg(a, big));
     let z = a * a;
     // The Taylor coefficients 1/(2n+1)!, n = 1..9.
-    let p = 1.0 / 39_916_800.0
-        + z * (1.0 / 6_227_020_800.0
-            + z * (1.0 / 1_307_674_368_000.0
-                + z * (1.0 / 355_687_428_096_000.0 + z * (1.0 / 121_645_100_408_832_000.0))));
-    let p = 1.0 / 6.0 + z * (1.0 / 120.0 + z * (1.0 / 5_040.0 + z * (1.0 / 362_880.0 + z * p)));
+    let p = horner_f64(
+        z,
+        [
+            1.0 / 6.0,
+            1.0 / 120.0,
+            1.0 / 5_040.0,
+            1.0 / 362_880.0,
+            1.0 / 39_916_800.0,
+            1.0 / 6_227_020_800.0,
+            1.0 / 1_307_674_368_000.0,
+            1.0 / 355_687_428_096_000.0,
+            1.0 / 121_645_100_408_832_000.0,
+        ],
+    );
     let near = a + a * (z * p);
     let mid = 0.5 * e - 0.5 / e;
     let r = if a < 1.0 { near } else { mid };
@@ -88,10 +98,19 @@ pub fn cosh_f64(x: f64) -> f64 {
     let e = exp_f64(big_arg(a, big));
     let z = a * a;
     // The Taylor coefficients 1/(2n)!, n = 1..8.
-    let p = 1.0 / 479_001_600.0 + z * (1.0 / 87_178_291_200.0 + z * (1.0 / 20_922_789_888_000.0));
-    let p = 0.5
-        + z * (1.0 / 24.0
-            + z * (1.0 / 720.0 + z * (1.0 / 40_320.0 + z * (1.0 / 3_628_800.0 + z * p))));
+    let p = horner_f64(
+        z,
+        [
+            0.5,
+            1.0 / 24.0,
+            1.0 / 720.0,
+            1.0 / 40_320.0,
+            1.0 / 3_628_800.0,
+            1.0 / 479_001_600.0,
+            1.0 / 87_178_291_200.0,
+            1.0 / 20_922_789_888_000.0,
+        ],
+    );
     let near = 1.0 + z * p;
     let mid = 0.5 * e + 0.5 / e;
     let r = if a < 0.5 * core::f64::consts::LN_2 {

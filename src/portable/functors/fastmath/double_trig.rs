@@ -36,7 +36,7 @@
 #![allow(clippy::excessive_precision, clippy::approx_constant)]
 
 use super::double::{MAGIC, abs, with_sign_of};
-use super::{fma_f64, mul_mod4, two_sum};
+use super::{fma_f64, horner_f64, mul_mod4, two_sum};
 
 /// Mask that keeps the high 32 bits (fdlibm's `SET_LOW_WORD(x, 0)`).
 const HI_WORD: u64 = 0xffff_ffff_0000_0000;
@@ -423,9 +423,9 @@ fn atan_pos(a: f64) -> f64 {
     let x = num / den;
     let z = x * x;
     let w = z * z;
-    let s1 = z * (AT[0] + w * (AT[2] + w * (AT[4] + w * (AT[6] + w * (AT[8] + w * AT[10])))));
-    let s2 = w * (AT[1] + w * (AT[3] + w * (AT[5] + w * (AT[7] + w * AT[9]))));
-    // For a < 7/16 (hi = lo = 0) this is fdlibm's `x - x·(s1 + s2)` to the bit.
+    let s1 = z * horner_f64(w, [AT[0], AT[2], AT[4], AT[6], AT[8], AT[10]]);
+    let s2 = w * horner_f64(w, [AT[1], AT[3], AT[5], AT[7], AT[9]]);
+    // For a < 7/16 (hi = lo = 0) this is fdlibm's `x - x·(s1 + s2)`.
     hi - ((x * (s1 + s2) - lo) - x)
 }
 
@@ -452,8 +452,8 @@ fn asin_pq(t: f64) -> (f64, f64) {
     const QS2: f64 = 2.020_945_760_233_505_694_71e+00;
     const QS3: f64 = -6.882_839_716_054_532_930_30e-01;
     const QS4: f64 = 7.703_815_055_590_193_527_91e-02;
-    let p = t * (PS0 + t * (PS1 + t * (PS2 + t * (PS3 + t * (PS4 + t * PS5)))));
-    let q = 1.0 + t * (QS1 + t * (QS2 + t * (QS3 + t * QS4)));
+    let p = t * horner_f64(t, [PS0, PS1, PS2, PS3, PS4, PS5]);
+    let q = horner_f64(t, [1.0, QS1, QS2, QS3, QS4]);
     (p, q)
 }
 

@@ -548,6 +548,20 @@ fn mul_mod4(x: f64, c: f64) -> f64 {
     p - 4.0 * rint_f64(p * 0.25)
 }
 
+/// `c[0] + x·(c[1] + x·(c[2] + ...))` in fused steps (Horner; coefficients in ascending
+/// order). The f64 forms' polynomials, written by fdlibm as mul-add pairs: on AVX-512 those
+/// loops are bound by the two vector ports, and the fused steps round less.
+#[inline(always)]
+pub(super) fn horner_f64<const N: usize>(x: f64, c: [f64; N]) -> f64 {
+    let mut p = c[N - 1];
+    let mut k = N - 1;
+    while k > 0 {
+        k -= 1;
+        p = fma_f64(p, x, c[k]);
+    }
+    p
+}
+
 /// TwoSum: `(a + b, the rounding error)`.
 #[inline(always)]
 pub(super) fn two_sum(a: f64, b: f64) -> (f64, f64) {
