@@ -14,19 +14,31 @@ const RAD2DEG: f64 = 180.0 / core::f64::consts::PI;
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Erf;
 
-impl super::Functor<(f32,)> for Erf {
-    type Output = f32;
-    #[inline(always)]
-    fn call(&self, (x,): (f32,)) -> f32 {
-        Real::erf(x)
-    }
+// Narrow: |x| < 1, where both forms are their first polynomial alone.
+macro_rules! erf_impls {
+    ($($t:ty: $central:path, $in_central:path;)*) => {$(
+        impl super::Functor<($t,)> for Erf {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (x,): ($t,)) -> $t {
+                Real::erf(x)
+            }
+            const HAS_NARROW_DOMAIN: bool = true;
+            #[inline(always)]
+            fn in_narrow_domain(&self, (x,): ($t,)) -> bool {
+                $in_central(x)
+            }
+            #[inline(always)]
+            fn call_narrow(&self, (x,): ($t,)) -> $t {
+                $central(x)
+            }
+        }
+    )*};
 }
-impl super::Functor<(f64,)> for Erf {
-    type Output = f64;
-    #[inline(always)]
-    fn call(&self, (x,): (f64,)) -> f64 {
-        Real::erf(x)
-    }
+erf_impls! {
+    f32: super::fastmath::erf::erf_f32_central, super::fastmath::erf::erf_f32_is_central;
+    f64: super::fastmath::double_erf_pow::erf_f64_central,
+        super::fastmath::double_erf_pow::erf_f64_is_central;
 }
 // f16/bf16: PyTorch's vectorized form in f32, rounded once (`half_form`).
 impl super::HalfOwnForm<(f32,)> for Erf {

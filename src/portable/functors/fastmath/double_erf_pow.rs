@@ -168,6 +168,27 @@ const ERF_SMALL_P: [f64; 13] = [
     5.957176147748911e-11,
 ];
 
+/// `erf a = a + a·P(a²)` for `a` in [0, 1) (`z = a²`).
+#[inline(always)]
+fn erf_small(a: f64, z: f64) -> f64 {
+    fma_f64(a, super::horner_f64(z, ERF_SMALL_P), a)
+}
+
+/// Whether `x` is in [`erf_f64_central`]'s domain (|x| < 1; false for NaN).
+#[inline(always)]
+pub fn erf_f64_is_central(x: f64) -> bool {
+    abs(x) < 1.0
+}
+
+/// [`erf_f64`] for |x| < 1: its first polynomial alone (the second, of degree 23, is computed
+/// and selected away there in the general form): the same bits, meaningless above.
+#[inline(always)]
+pub fn erf_f64_central(x: f64) -> f64 {
+    let a = abs(x);
+    let r = erf_small(a, a * a);
+    f64::from_bits(r.to_bits() | (x.to_bits() & SIGN))
+}
+
 /// The error function for f64, branch-free, by two polynomials per lane (no division, no exp):
 /// `a + a·P(a²)` below 1 (P of degree 12, relative 2^-55) and `1 - Q(a - c)` from 1 to 6, Q of
 /// degree 23 fitted to erfc for absolute error on [1, 3] (c = 2) and [3, 6] (c = 4.5), its
@@ -180,13 +201,7 @@ pub fn erf_f64(x: f64) -> f64 {
     let ax = abs(x);
     let a = if ax < 6.0 { ax } else { 6.0 };
     let z = a * a;
-    let mut p = ERF_SMALL_P[12];
-    // Written out (no loop), as in `erf.rs`.
-    macro_rules! horner {
-        ($p:ident, $v:ident, $c:expr; $($k:literal)*) => {$( $p = fma_f64($p, $v, $c[$k]); )*};
-    }
-    horner!(p, z, ERF_SMALL_P; 11 10 9 8 7 6 5 4 3 2 1 0);
-    let small = fma_f64(a, p, a);
+    let small = erf_small(a, z);
     let far = a >= 3.0;
     let t = a - if far { 4.5 } else { 2.0 };
     let pick = |k: usize| {

@@ -165,20 +165,39 @@ fn abs_clamped(x: f32, max: f32) -> f32 {
 #[inline(always)]
 pub fn erf_f32(x: f32) -> f32 {
     let a = abs_clamped(x, 4.0);
-    let z = a * a;
-    let small = fma(a, horner!(ERF_P, z; 6 5 4 3 2 1 0), a);
     // Exact on [1, 4] (Sterbenz, and the grid of [1, 2) holds every difference there).
     let t = a - 2.5;
     let big = 1.0 - horner!(ERFC_MID_Q, t; 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0);
-    // Below 2^-14, `a·2/√π` in f64 (the a³ term is < 2^-29 relative): correctly rounded, also
-    // where the result is subnormal (the f32 constant of `small` is off by 2^-30 relative,
-    // enough to miss the correctly rounded result now and then).
-    let tiny = (a as f64 * core::f64::consts::FRAC_2_SQRT_PI) as f32;
-    let r = if a < ERF_SMALL { small } else { big };
-    let r = if a < 6.103_515_6e-5 { tiny } else { r };
+    let r = if a < ERF_SMALL { erf_f32_small(a) } else { big };
     let r = f32::from_bits(r.to_bits() | (x.to_bits() & 0x8000_0000));
     // A NaN input is returned as it is (the same bits in every loop).
     if x.is_nan() { x } else { r }
+}
+
+/// `erf a` for `a` in [0, 1): the polynomial, and below 2^-14 `a·2/√π` in f64 (the a³ term is
+/// < 2^-29 relative): correctly rounded, also where the result is subnormal (the f32 constant
+/// of the polynomial is off by 2^-30 relative, enough to miss the correctly rounded result now
+/// and then).
+#[inline(always)]
+fn erf_f32_small(a: f32) -> f32 {
+    let z = a * a;
+    let small = fma(a, horner!(ERF_P, z; 6 5 4 3 2 1 0), a);
+    let tiny = (a as f64 * core::f64::consts::FRAC_2_SQRT_PI) as f32;
+    if a < 6.103_515_6e-5 { tiny } else { small }
+}
+
+/// Whether |x| < 1 (false for NaN): [`erf_f32_central`]'s domain.
+#[inline(always)]
+pub fn erf_f32_is_central(x: f32) -> bool {
+    f32::from_bits(x.to_bits() & 0x7fff_ffff) < ERF_SMALL
+}
+
+/// [`erf_f32`] for |x| < 1: the polynomial alone (the general form also computes the degree-14
+/// one of [1, 4] and selects): the same bits, meaningless above.
+#[inline(always)]
+pub fn erf_f32_central(x: f32) -> f32 {
+    let a = f32::from_bits(x.to_bits() & 0x7fff_ffff);
+    f32::from_bits(erf_f32_small(a).to_bits() | (x.to_bits() & 0x8000_0000))
 }
 
 /// The complementary error function for f32, branch-free (see the module docs), `2 - erfc|x|`
