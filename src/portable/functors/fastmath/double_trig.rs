@@ -13,8 +13,9 @@
 //! (TwoSum). That covers every exponent without a table lookup, but costs ~90 products for
 //! every lane: [`sin_f64`] selects it for |x| >= 2^20·π/2 (correct everywhere, slower);
 //! [`sin_f64_narrow`] etc. skip it and return NaN from that bound up (for kernels that know
-//! their |x| is below it). Kernels: FreeBSD/musl `__sin`, `__cos`, `__tan` (with the tail `y1`;
-//! `__tan`'s |x| >= 0.6744 branch and its accurate `-1/tan` both computed and selected).
+//! their |x| is below it). Kernels: FreeBSD/musl `__sin`, `__cos` (with the tail `y1`, their
+//! polynomials in fused steps) and for tan `t + t³·R(t²)` with t³ carried exactly and one
+//! corrected division for `-1/tan` (see `k_tan`).
 //!
 //! `atan`/`asin`/`acos`/`atan2`: FreeBSD/musl `s_atan.c`, `e_asin.c`, `e_acos.c`, `e_atan2.c`
 //! (fdlibm), their intervals turned into selects: `atan`'s five argument reductions are one
@@ -239,58 +240,45 @@ fn k_cos(x: f64, y: f64) -> f64 {
     w + (((1.0 - w) - hz) + (z * r - x * y))
 }
 
-/// `tan(x + y)` (odd = false) or `-1/tan(x + y)` (odd = true), |x| <= ~π/4 (musl `__tan`,
-/// both of its branches computed).
+/// `tan t = t + t³·R(t²)` on |t| <= π/4: R minimax for relative error (2^-56; the t³ term is
+/// at most 0.22 of the result), ascending powers of t².
+const TAN_R: [f64; 15] = [
+    0.333_333_333_333_333_337_91,
+    0.133_333_333_333_329_996_45,
+    0.053_968_253_968_656_636_627,
+    0.021_869_488_517_023_678_005,
+    0.008_863_236_004_625_182_317_7,
+    0.003_592_120_965_248_519_155,
+    0.001_455_902_872_176_510_053_5,
+    0.000_589_574_821_745_660_245_41,
+    0.000_241_229_569_912_713_515_3,
+    0.000_089_975_924_609_828_526_328,
+    0.000_055_606_605_531_027_890_536,
+    -0.000_011_039_628_403_725_631_76,
+    0.000_036_539_752_406_279_017_515,
+    -0.000_018_327_906_565_668_723_945,
+    8.486_334_613_008_156_748_5e-6,
+];
+
+/// `tan(x + y)` (odd = false) or `-1/tan(x + y)` (odd = true), |x| <= ~π/4, y the tail of x:
+/// `tan = x + pl`, `pl = x³·R(x²) + y·(1 + x²)` with x³ carried exactly (x², x·x² and their
+/// roundings by fmas); odd: `-1/(ph + pt)` from the rounded sum and its tail, one division and
+/// a first-order correction (the form of the f32 `tan_f32_narrow`). One polynomial and one
+/// division per lane where musl's `__tan` computed both of its branches and split high words.
 #[inline(always)]
 fn k_tan(x: f64, y: f64, odd: bool) -> f64 {
-    const T: [f64; 13] = [
-        3.333_333_333_333_340_919_86e-01,
-        1.333_333_333_332_012_426_99e-01,
-        5.396_825_397_622_605_213_77e-02,
-        2.186_948_829_485_954_245_99e-02,
-        8.863_239_823_599_300_057_37e-03,
-        3.592_079_107_591_312_353_56e-03,
-        1.456_209_454_325_290_255_16e-03,
-        5.880_412_408_202_640_968_74e-04,
-        2.464_631_348_184_699_068_12e-04,
-        7.817_944_429_395_570_923_00e-05,
-        7.140_724_913_826_081_903_05e-05,
-        -1.855_863_748_552_754_566_54e-05,
-        2.590_730_518_636_337_128_84e-05,
-    ];
-    const PIO4: f64 = 7.853_981_633_974_482_789_99e-01;
-    const PIO4_LO: f64 = 3.061_616_997_868_383_017_93e-17;
-    // |x| >= 0.6744: tan(π/4 - |x|) is evaluated instead.
-    let big = (x.to_bits() >> 32) & 0x7fff_ffff >= 0x3fe5_9428;
-    let neg = x.to_bits() >> 63 != 0;
-    let (xa, ya) = if neg { (-x, -y) } else { (x, y) };
-    let xb = (PIO4 - xa) + (PIO4_LO - ya);
-    let x = if big { xb } else { x };
-    let y = if big { 0.0 } else { y };
     let z = x * x;
-    let w = z * z;
-    let horner = |cs: [f64; 6]| cs.into_iter().rev().fold(0.0, |p, c| fma_f64(p, w, c));
-    let r = horner([T[1], T[3], T[5], T[7], T[9], T[11]]);
-    let v = z * horner([T[2], T[4], T[6], T[8], T[10], T[12]]);
-    let s = z * x;
-    let r = y + z * (s * (r + v) + y) + s * T[0];
-    let w = x + r;
-    let sg = if odd { -1.0 } else { 1.0 };
-    // The one quotient each lane needs, its operands selected: `w²/(w + 1 - 2·odd)` (big) or
-    // `-1/w` (odd, small). Two divisions in every lane made `tan` 3x PyTorch's time; the
-    // same quotients, so the same bits.
-    let q = (if big { w * w } else { -1.0 }) / (if big { w + sg } else { w });
-    // big: (1 - 2·odd) - 2(x + (r - w²/(w + 1 - 2·odd))), with the sign of the input.
-    let vb = sg - 2.0 * (x + (r - q));
-    let vb = if neg { -vb } else { vb };
-    // odd, small: -1/(x + r) computed accurately (high words split off).
-    let w0 = f64::from_bits(w.to_bits() & HI_WORD);
-    let v = r - (w0 - x);
-    let a = q;
-    let a0 = f64::from_bits(a.to_bits() & HI_WORD);
-    let vo = a0 + a * (1.0 + a0 * w0 + a0 * v);
-    let small = if odd { vo } else { w };
-    if big { vb } else { small }
+    let r = horner_f64(z, TAN_R);
+    let s = x * z;
+    let zl = fma_f64(x, x, -z);
+    let sl = fma_f64(x, z, -s);
+    let pl = fma_f64(s, r, fma_f64(r, fma_f64(x, zl, sl), fma_f64(y, z, y)));
+    let ph = x + pl;
+    let pt = pl - (ph - x);
+    let q0 = -1.0 / ph;
+    let e = fma_f64(q0, ph, 1.0);
+    let cot = fma_f64(q0, fma_f64(q0, pt, e), q0);
+    if odd { cot } else { ph }
 }
 
 #[inline(always)]
@@ -348,7 +336,7 @@ pub fn cos_f64(x: f64) -> f64 {
 }
 
 /// Tangent for f64, branch-free on the whole range (reduction as [`sin_f64`], musl's
-/// `__tan`). Max 1 ulp from glibc's (measured).
+/// polynomial with an exact t³, see `k_tan`). Max 1 ulp from glibc's (measured).
 #[inline(always)]
 pub fn tan_f64(x: f64) -> f64 {
     tan_impl::<true>(x)
