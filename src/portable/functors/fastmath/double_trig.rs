@@ -37,7 +37,7 @@
 #![allow(clippy::excessive_precision, clippy::approx_constant)]
 
 use super::double::{MAGIC, abs, with_sign_of};
-use super::{fma_f64, horner_f64, mul_mod4, two_sum};
+use super::{fma_f64, horner_f64, mul_mod4, tan_from_poly, two_sum};
 
 /// Mask that keeps the high 32 bits (fdlibm's `SET_LOW_WORD(x, 0)`).
 const HI_WORD: u64 = 0xffff_ffff_0000_0000;
@@ -261,24 +261,11 @@ const TAN_R: [f64; 15] = [
 ];
 
 /// `tan(x + y)` (odd = false) or `-1/tan(x + y)` (odd = true), |x| <= ~π/4, y the tail of x:
-/// `tan = x + pl`, `pl = x³·R(x²) + y·(1 + x²)` with x³ carried exactly (x², x·x² and their
-/// roundings by fmas); odd: `-1/(ph + pt)` from the rounded sum and its tail, one division and
-/// a first-order correction (the form of the f32 `tan_f32_narrow`). One polynomial and one
-/// division per lane where musl's `__tan` computed both of its branches and split high words.
+/// the f32 narrow tan's form ([`tan_from_poly`]) on [`TAN_R`]. One polynomial and one division
+/// per lane where musl's `__tan` computed both of its branches and split high words.
 #[inline(always)]
 fn k_tan(x: f64, y: f64, odd: bool) -> f64 {
-    let z = x * x;
-    let r = horner_f64(z, TAN_R);
-    let s = x * z;
-    let zl = fma_f64(x, x, -z);
-    let sl = fma_f64(x, z, -s);
-    let pl = fma_f64(s, r, fma_f64(r, fma_f64(x, zl, sl), fma_f64(y, z, y)));
-    let ph = x + pl;
-    let pt = pl - (ph - x);
-    let q0 = -1.0 / ph;
-    let e = fma_f64(q0, ph, 1.0);
-    let cot = fma_f64(q0, fma_f64(q0, pt, e), q0);
-    if odd { cot } else { ph }
+    tan_from_poly(x, y, horner_f64(x * x, TAN_R), odd, fma_f64)
 }
 
 #[inline(always)]

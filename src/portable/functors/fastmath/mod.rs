@@ -732,6 +732,27 @@ fn sin_or_cos<R: Real>(t: R, cos: bool, fma: impl Fn(R, R, R) -> R) -> R {
     fma(m, z * p, m)
 }
 
+/// `tan(x + y)` (`odd`: `-1/tan(x + y)`) for |x| <= ~π/4, y the tail of x, from `r = R(x²)`
+/// of `tan t = t + t³·R(t²)` (the f32 and f64 narrow tans): `tan = x + pl`,
+/// `pl = x³·R + y·(1 + x²)` with x³ carried exactly (x², x·x² and their roundings by fmas:
+/// with x³ rounded, pl's roundings came to 1.3 ulp at |x| ~ π/4); odd: `-1/(ph + pt)` from the
+/// rounded sum and its tail (|x| >= |pl|), one division and a first-order correction. `fma` is
+/// the type's fused multiply-add.
+#[inline(always)]
+pub(super) fn tan_from_poly<R: Real>(x: R, y: R, r: R, odd: bool, fma: impl Fn(R, R, R) -> R) -> R {
+    let z = x * x;
+    let s = x * z;
+    let zl = fma(x, x, -z);
+    let sl = fma(x, z, -s);
+    let pl = fma(s, r, fma(r, fma(x, zl, sl), fma(y, z, y)));
+    let ph = x + pl;
+    let pt = pl - (ph - x);
+    let q0 = -R::ONE / ph;
+    let e = fma(q0, ph, R::ONE);
+    let cot = fma(q0, fma(q0, pt, e), q0);
+    if odd { cot } else { ph }
+}
+
 /// `sin x` from `x = (4j + q)·π/2 + t`.
 #[inline(always)]
 fn sin_from(x: f32, q: u32, t: f64) -> f32 {

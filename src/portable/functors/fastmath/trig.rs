@@ -32,7 +32,7 @@
 
 use super::{
     by_trig_domain, fma_f32, nan_unless_finite, rem_pio2, rem_pio2_f32_tail, rem_pio2_narrow,
-    sqrt_f32,
+    sqrt_f32, tan_from_poly,
 };
 use core::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
 
@@ -88,12 +88,9 @@ const TAN_R_F32: [f32; 7] = [
 ];
 
 /// Tangent for |x| < 2^16, in f32 (16 lanes per AVX-512 vector where the f64 forms have 8):
-/// the f32 reduction with its tail, `t = th + tl` ([`rem_pio2_f32_tail`]); `tan t = th + pl`,
-/// `pl = t³·R(t²) + tl·(1 + t²)` with th³ carried exactly (th², th·th² and their product
-/// errors by fmas: with them rounded, pl's four roundings came to 1.3 ulp at |t| ~ π/4);
-/// odd quadrants take `-1/(th + pl)` from the rounded sum and its tail with one division and a
-/// first-order correction. Max 1 ulp on every |x| < 2^16 (measured, all inputs; continuous
-/// error at most 1.07 ulp); meaningless above.
+/// the f32 reduction with its tail, `t = th + tl` ([`rem_pio2_f32_tail`]), then
+/// [`tan_from_poly`] on `R(th²)` (`-1/tan` in odd quadrants). Max 1 ulp on every |x| < 2^16
+/// (measured, all inputs; continuous error at most 1.07 ulp); meaningless above.
 #[inline(always)]
 pub fn tan_f32_narrow(x: f32) -> f32 {
     let (k, th, tl) = rem_pio2_f32_tail(x);
@@ -109,18 +106,7 @@ pub fn tan_f32_narrow(x: f32) -> f32 {
     ] {
         r = fma_f32(r, z, c);
     }
-    let s = th * z;
-    // th³ = s + (s's rounding) + th·(z's rounding), exactly enough.
-    let zl = fma_f32(th, th, -z);
-    let sl = fma_f32(th, z, -s);
-    let pl = fma_f32(s, r, fma_f32(r, fma_f32(th, zl, sl), fma_f32(tl, z, tl)));
-    let ph = th + pl;
-    // Even quadrant: tan t = ph. Odd: -1/(ph + pt), pt the sum's rounding (|th| >= |pl|).
-    let pt = pl - (ph - th);
-    let q0 = -1.0 / ph;
-    let e = fma_f32(q0, ph, 1.0);
-    let cot = fma_f32(q0, fma_f32(q0, pt, e), q0);
-    let r = if k & 1 == 0 { ph } else { cot };
+    let r = tan_from_poly(th, tl, r, k & 1 != 0, fma_f32);
     // ±0 keeps its sign.
     if x == 0.0 { x } else { r }
 }
