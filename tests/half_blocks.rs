@@ -445,6 +445,41 @@ fn floor_divide_of_halves_rounds_every_intermediate_like_pytorch() {
     check::<bf16>(BF16_CASES, bf16::from_bits, bf16::to_bits);
 }
 
+/// `neg`, `abs` and `copysign` of f16/bf16 tensors (`OpFlag::SignBits`) change the sign bit and
+/// nothing else, on all 65536 patterns (NaN payloads, signaling ones included, kept as
+/// PyTorch's bitwise half forms keep them), contiguous and reversed, and `copysign` by a
+/// broadcast sign operand.
+#[test]
+fn sign_bit_ops_of_halves_change_only_the_sign_bit() {
+    fn check<H: weft::DynElement + Copy>(from: fn(u16) -> H, bits: fn(H) -> u16) {
+        let all: Vec<u16> = (0..=u16::MAX).collect();
+        let n = all.len();
+        let a = weft::DynTensor::from_vec(all.iter().map(|&b| from(b)).collect(), &[n]).unwrap();
+        let flip = |t: &weft::DynTensor| t.slice(0, None, None, -1);
+        let negative = weft::DynTensor::from_vec(vec![from(0xbf80)], &[1]).unwrap();
+        for (x, reversed) in [(a.share(), false), (flip(&a), true)] {
+            let at = |i: usize| all[if reversed { n - 1 - i } else { i }];
+            let got = |t: weft::DynTensor| t.to_vec::<H>().unwrap().into_iter().map(bits);
+            for (i, r) in got(x.neg()).enumerate() {
+                assert_eq!(r, at(i) ^ 0x8000, "neg {:#06x} ({})", at(i), H::DTYPE);
+            }
+            for (i, r) in got(x.abs()).enumerate() {
+                assert_eq!(r, at(i) & 0x7fff, "abs {:#06x} ({})", at(i), H::DTYPE);
+            }
+            for (i, r) in got(x.copysign(&negative)).enumerate() {
+                assert_eq!(r, at(i) | 0x8000, "copysign {:#06x} ({})", at(i), H::DTYPE);
+            }
+            // Each pattern's sign onto a positive magnitude: the sign operand strided.
+            let one = weft::DynTensor::from_vec(vec![from(0x3c00); n], &[n]).unwrap();
+            for (i, r) in got(one.copysign(&x)).enumerate() {
+                assert_eq!(r, 0x3c00 | (at(i) & 0x8000), "copysign by {:#06x}", at(i));
+            }
+        }
+    }
+    check::<f16>(f16::from_bits, f16::to_bits);
+    check::<bf16>(bf16::from_bits, bf16::to_bits);
+}
+
 /// `HalfFormat::round` (the branch-free rounding the own half forms use inside f32 loops) is
 /// `H::from_f32(v).to_f32()` bit for bit: every 61st f32 bit pattern (70 million, every
 /// exponent) plus every pattern within 4096 of each f16 and bf16 rounding boundary region

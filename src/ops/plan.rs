@@ -82,14 +82,17 @@ pub(crate) fn half_blocks_hold(
 }
 
 /// Whether the op runs its f32 functor over the half blocks ([`half_blocks_apply`]): the same
-/// bits as its half functor for every op but `HalfOwnRounding` (tests/half_blocks.rs).
+/// bits as its half functor for every op but `HalfOwnRounding` (tests/half_blocks.rs); the
+/// `SignBits` ops run their half functors over the half elements instead (cheaper).
 pub(crate) fn runs_on_f32_blocks(
     info: &crate::functors::OpInfo,
     compute: DType,
     out: DType,
     inputs: &[DType],
 ) -> bool {
-    half_blocks_apply(info, compute, out, inputs) && !info.flags.has(OpFlag::HalfOwnRounding)
+    half_blocks_apply(info, compute, out, inputs)
+        && !info.flags.has(OpFlag::HalfOwnRounding)
+        && !info.flags.has(OpFlag::SignBits)
 }
 
 /// Whether a `HalfOwnRounding` op runs its half computation over the half blocks

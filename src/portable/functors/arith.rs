@@ -846,8 +846,13 @@ impl Copysign {
     fn eval<R: Real>(&self, a: R, b: R) -> R {
         a.copysign(b)
     }
+    /// f16/bf16: `a`'s magnitude with `b`'s sign bit (PyTorch's `c10::copysign` of halves).
+    #[inline(always)]
+    fn sign_bits(&self, a: u16, b: u16) -> u16 {
+        (a & 0x7fff) | (b & 0x8000)
+    }
 }
-real_binary_impls!(Copysign);
+real_binary_impls!(Copysign, half: sign_bits);
 
 impl Hypot {
     #[inline(always)]
@@ -864,8 +869,13 @@ impl Neg {
     fn eval<R: Real>(&self, x: R) -> R {
         -x
     }
+    /// f16/bf16: the sign bit flipped (PyTorch's vectorized half `neg`).
+    #[inline(always)]
+    fn sign_bits(&self, x: u16) -> u16 {
+        x ^ 0x8000
+    }
 }
-real_unary_impls!(Neg);
+real_unary_impls!(Neg, half: sign_bits);
 int_unary_impls!(Neg, int, |x| x.wrapping_neg());
 
 impl Abs {
@@ -873,8 +883,13 @@ impl Abs {
     fn eval<R: Real>(&self, x: R) -> R {
         x.abs()
     }
+    /// f16/bf16: the sign bit cleared.
+    #[inline(always)]
+    fn sign_bits(&self, x: u16) -> u16 {
+        x & 0x7fff
+    }
 }
-real_unary_impls!(Abs);
+real_unary_impls!(Abs, half: sign_bits);
 int_unary_impls!(Abs, int, |x| if x < 0 { x.wrapping_neg() } else { x });
 
 impl Sign {

@@ -421,6 +421,35 @@ macro_rules! real_unary_impls {
         }
         $crate::functors::real::real_unary_impls!(@rest $name);
     };
+    // `half: sign_bits`: f32 and f64 through `eval`, f16/bf16 on their 16-bit patterns through
+    // the functor's inherent `fn sign_bits(&self, u16) -> u16` (`OpFlag::SignBits`: neg, abs).
+    ($name:ty, half: sign_bits) => {
+        impl $crate::functors::Functor<(f32,)> for $name {
+            type Output = f32;
+            #[inline(always)]
+            fn call(&self, (x,): (f32,)) -> f32 {
+                self.eval(x)
+            }
+        }
+        impl $crate::functors::Functor<(f64,)> for $name {
+            type Output = f64;
+            #[inline(always)]
+            fn call(&self, (x,): (f64,)) -> f64 {
+                self.eval(x)
+            }
+        }
+        $crate::functors::real::real_unary_impls!(@sign_bits $name, half::f16);
+        $crate::functors::real::real_unary_impls!(@sign_bits $name, half::bf16);
+    };
+    (@sign_bits $name:ty, $h:ty) => {
+        impl $crate::functors::Functor<($h,)> for $name {
+            type Output = $h;
+            #[inline(always)]
+            fn call(&self, (x,): ($h,)) -> $h {
+                <$h>::from_bits(self.sign_bits(x.to_bits()))
+            }
+        }
+    };
     // `narrow: m, domain: d`: f32 and f64 have the functor's inherent `m` as the narrow form
     // (`Functor::call_narrow`) on the inputs where its inherent `d` holds
     // (`Functor::in_narrow_domain`): the trig functions (their short argument reduction), exp
@@ -513,6 +542,36 @@ macro_rules! real_binary_impls {
             }
         }
         $crate::functors::real::real_binary_impls!(@rest $name);
+    };
+    // `half: sign_bits`: f32 and f64 through `eval`, f16/bf16 on their 16-bit patterns through
+    // the functor's inherent `fn sign_bits(&self, u16, u16) -> u16` (`OpFlag::SignBits`:
+    // copysign).
+    ($name:ty, half: sign_bits) => {
+        impl $crate::functors::Functor<(f32, f32)> for $name {
+            type Output = f32;
+            #[inline(always)]
+            fn call(&self, (a, b): (f32, f32)) -> f32 {
+                self.eval(a, b)
+            }
+        }
+        impl $crate::functors::Functor<(f64, f64)> for $name {
+            type Output = f64;
+            #[inline(always)]
+            fn call(&self, (a, b): (f64, f64)) -> f64 {
+                self.eval(a, b)
+            }
+        }
+        $crate::functors::real::real_binary_impls!(@sign_bits $name, half::f16);
+        $crate::functors::real::real_binary_impls!(@sign_bits $name, half::bf16);
+    };
+    (@sign_bits $name:ty, $h:ty) => {
+        impl $crate::functors::Functor<($h, $h)> for $name {
+            type Output = $h;
+            #[inline(always)]
+            fn call(&self, (a, b): ($h, $h)) -> $h {
+                <$h>::from_bits(self.sign_bits(a.to_bits(), b.to_bits()))
+            }
+        }
     };
     (@rest $name:ty) => {
         impl $crate::functors::Functor<(f64, f64)> for $name {

@@ -62,7 +62,7 @@ macro_rules! binary_op_table {
         BitwiseXor bitwise_xor: integral -> same, Cheap [];
         BitwiseLeftShift bitwise_left_shift: int -> same, Cheap [];
         BitwiseRightShift bitwise_right_shift: int -> same, Cheap [];
-        Copysign copysign: float -> to_float, Cheap [];
+        Copysign copysign: float -> to_float, Cheap [SignBits];
         Hypot hypot: float -> same, Expensive [];
         Xlogy xlogy: float -> to_float, Expensive [];
         Logaddexp logaddexp: float -> same, Expensive [];
@@ -81,8 +81,8 @@ macro_rules! binary_op_table {
 #[doc(hidden)]
 macro_rules! unary_op_table {
     (@with ($($args:tt)*) $($m:tt)+) => { $($m)+! { ($($args)*)
-        Neg neg: numeric -> same, Cheap [];
-        Abs abs: numeric -> same, Cheap [];
+        Neg neg: numeric -> same, Cheap [SignBits];
+        Abs abs: numeric -> same, Cheap [SignBits];
         Sign sign: all -> same, Cheap [];
         Relu relu: numeric -> same, Cheap [];
         Exp exp: float -> to_float, Expensive [VectorF32];
@@ -232,6 +232,11 @@ pub enum OpFlag {
     /// blocks converted in and rounded on the way out (`kernels`), bit for bit what its half
     /// functors give; tests/half_blocks.rs checks both ways over every half value.
     HalfOwnRounding,
+    /// The f16/bf16 results are the operand's bits with the sign bit changed (`neg`, `abs`,
+    /// `copysign`): their half functors work on the 16-bit patterns and run over the half
+    /// elements themselves, as integer loops, not over f32 blocks (the same values: the half
+    /// blocks test checks every one; a NaN keeps its payload bits as in PyTorch).
+    SignBits,
     /// Refuses a bool operand whatever the other is (PyTorch's `sub`, `softsign`).
     NoBoolOperand,
     /// Both operands must be tensors of one dtype (PyTorch's `heaviside`: no promotion).
