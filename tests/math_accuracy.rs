@@ -55,7 +55,7 @@ fn logsigmoid_f32(x: f32) -> f32 {
 }
 
 /// (name, fast f32 function, f64 reference). glibc's `acosh` is already NaN for every x < 1.
-const FUNCS: [(&str, F32Fn, F64Fn); 23] = [
+const FUNCS: [(&str, F32Fn, F64Fn); 24] = [
     ("log", fastmath::log_f32, f64::ln),
     ("log2", fastmath::log2_f32, f64::log2),
     ("log10", fastmath::log10_f32, f64::log10),
@@ -76,6 +76,7 @@ const FUNCS: [(&str, F32Fn, F64Fn); 23] = [
     ("erf", erf::erf_f32, libm::erf),
     ("erfc", erf::erfc_f32, libm::erfc),
     ("gelu", erf::gelu_f32, gelu_ref),
+    ("tanh", fastmath::tanh_f32, f64::tanh),
     ("mish", fastmath::mish_f32, mish_ref),
     ("softplus", softplus_f32, softplus_ref),
     ("logsigmoid", logsigmoid_f32, logsigmoid_ref),

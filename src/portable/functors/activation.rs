@@ -129,17 +129,28 @@ impl Gelu {
         }
     }
 }
-impl Gelu {
-    /// f32: exact gelu is the vectorizable form; the tanh approximation keeps the generic body.
+/// f32: exact gelu is the vectorizable form, with a narrow form for |x| <= 4 (no divisions);
+/// the tanh approximation keeps the generic body (and no narrow domain).
+impl Functor<(f32,)> for Gelu {
+    type Output = f32;
     #[inline(always)]
-    fn eval_f32(&self, x: f32) -> f32 {
+    fn call(&self, (x,): (f32,)) -> f32 {
         match self.approximate {
             GeluApproximate::None => super::fastmath::erf::gelu_f32(x),
             GeluApproximate::Tanh => self.eval(x),
         }
     }
+    const HAS_NARROW_DOMAIN: bool = true;
+    #[inline(always)]
+    fn in_narrow_domain(&self, (x,): (f32,)) -> bool {
+        self.approximate == GeluApproximate::None && super::fastmath::erf::gelu_f32_is_near(x)
+    }
+    #[inline(always)]
+    fn call_narrow(&self, (x,): (f32,)) -> f32 {
+        super::fastmath::erf::gelu_f32_near(x)
+    }
 }
-real_unary_impls!(Gelu, f32 => eval_f32);
+real_unary_impls!(@rest Gelu);
 
 /// `x > 0 ? x : x * slope` (floats; the slope is used at the computation precision, f32 for
 /// f16/bf16, like PyTorch's opmath).

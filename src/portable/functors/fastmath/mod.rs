@@ -308,7 +308,8 @@ pub fn mish_f32(x: f32) -> f32 {
 }
 
 /// `tanh`: an odd polynomial below |x| = 0.625 (Cephes `tanhf`), `1 - 2/(e^2|x| + 1)` above,
-/// with the sign of x.
+/// with the sign of x. (`1 - u·Q(u)`, `u = e^-2|x|`, Q a degree-7 polynomial for `2/(1 + u)`,
+/// has no division but was 10% slower on AVX-512: the division overlaps the exp.)
 #[inline(always)]
 pub fn tanh_f32(x: f32) -> f32 {
     let ax = f32::from_bits(x.to_bits() & 0x7fff_ffff);
