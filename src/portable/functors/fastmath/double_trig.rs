@@ -13,9 +13,12 @@
 //! (TwoSum). That covers every exponent without a table lookup, but costs ~90 products for
 //! every lane: [`sin_f64`] selects it for |x| >= 2^20·π/2 (correct everywhere, slower);
 //! [`sin_f64_narrow`] etc. skip it and return NaN from that bound up (for kernels that know
-//! their |x| is below it). Kernels: FreeBSD/musl `__sin`, `__cos` (with the tail `y1`, their
-//! polynomials in fused steps) and for tan `t + t³·R(t²)` with t³ carried exactly and one
-//! corrected division for `-1/tan` (see `k_tan`).
+//! their |x| is below it). Kernels: below the bound sin and cos reduce by π instead (the same
+//! rounds with an even or an odd multiple of π/2, [`rem_pi_medium`]), so that one odd
+//! polynomial on [-π/2, π/2] serves every lane ([`k_sin_pi`], degree 8 in y², y³ carried
+//! exactly), where musl's `__sin` and `__cos` would both be computed per lane and selected by
+//! the quadrant (they stay for the Payne-Hanek part); tan is `t + t³·R(t²)` with t³ carried
+//! exactly and one corrected division for `-1/tan` (see `k_tan`).
 //!
 //! `atan`/`asin`/`acos`/`atan2`: FreeBSD/musl `s_atan.c`, `e_asin.c`, `e_acos.c`, `e_atan2.c`
 //! (fdlibm), their intervals turned into selects: `atan`'s five argument reductions are one
@@ -116,12 +119,40 @@ pub fn trig_narrow_f64(x: f64) -> bool {
 #[inline(always)]
 fn rem_pio2_medium(x: f64) -> (u64, f64, f64) {
     const INV_PIO2: f64 = 6.366_197_723_675_813_824_33e-01;
+    let t = x * INV_PIO2 + MAGIC;
+    let n = t - MAGIC;
+    let (y0, y1) = sub_pio2_multiple(x, n);
+    (t.to_bits(), y0, y1)
+}
+
+/// `x = n·π/2 + y0 + y1` for the multiple n of π/2 nearest x among the even ones (`odd`
+/// false: n = 2m, m = rint(x/π)) or the odd ones (n = 2m + 1, m = rint(x/π - 1/2)), so that
+/// |y0| <= π/2 (plus a rounding's margin): the reduction of [`sin_medium`] and [`cos_medium`].
+/// Returns (the bits whose low one is m mod 2, y0, y1). Valid for |x| < [`MEDIUM_LIMIT`].
+#[inline(always)]
+fn rem_pi_medium(x: f64, odd: bool) -> (u64, f64, f64) {
+    const INV_PI: f64 = core::f64::consts::FRAC_1_PI;
+    let q = if odd {
+        fma_f64(x, INV_PI, -0.5)
+    } else {
+        x * INV_PI
+    };
+    let t = q + MAGIC;
+    let m = t - MAGIC;
+    let n = if odd { fma_f64(2.0, m, 1.0) } else { 2.0 * m };
+    let (y0, y1) = sub_pio2_multiple(x, n);
+    (t.to_bits(), y0, y1)
+}
+
+/// `x - n·π/2 = y0 + y1` by FreeBSD/musl `__rem_pio2`'s medium rounds, every round done, for
+/// an integral `n` with |n| <= 2^21 + 1: the pieces of π/2 have 31, 32 and 28 significant bits,
+/// so every product `n·PIO2_k` is exact.
+#[inline(always)]
+fn sub_pio2_multiple(x: f64, n: f64) -> (f64, f64) {
     const PIO2_1: f64 = 1.570_796_326_734_125_614_17e+00;
     const PIO2_2: f64 = 6.077_100_506_303_965_976_60e-11;
     const PIO2_3: f64 = 2.022_266_248_711_166_455_80e-21;
     const PIO2_3T: f64 = 8.478_427_660_368_899_569_97e-32;
-    let t = x * INV_PIO2 + MAGIC;
-    let n = t - MAGIC;
     // x - n·π/2 = (x - n·P1) - n·P2 - n·P3 - n·P3T (P2T = P3 + P3T): the two subtractions
     // are done with their rounding errors e2, e3 kept (fdlibm's rounds 2 and 3, the second
     // round's error kept so that doing the third round always loses nothing).
@@ -135,7 +166,7 @@ fn rem_pio2_medium(x: f64) -> (u64, f64, f64) {
     let w = n * PIO2_3T - (e2 + e3);
     let y0 = r3 - w;
     let y1 = (r3 - y0) - w;
-    (t.to_bits(), y0, y1)
+    (y0, y1)
 }
 
 /// Branch-free Payne-Hanek: `x·2/π = n + f` with the 90 exact products of x's two halves and
@@ -268,27 +299,98 @@ fn k_tan(x: f64, y: f64, odd: bool) -> f64 {
     tan_from_poly(x, y, horner_f64(x * x, TAN_R), odd, fma_f64)
 }
 
+/// `sin y = y + y³·P(y²)` on |y| <= π/2 + 10^-6, P of degree 8 (lowest first): least squares
+/// for relative error, each coefficient rounded to f64 in turn from the lowest and the rest
+/// refitted (mpmath): 2^-61.5 relative with the rounded coefficients.
+const SIN_P: [f64; 9] = [
+    -0.166_666_666_666_666_66,
+    0.008_333_333_333_333_241,
+    -0.000_198_412_698_412_357_32,
+    2.755_731_921_756_391_3e-6,
+    -2.505_210_769_459_519_3e-8,
+    1.605_899_951_583_195_4e-10,
+    -7.645_483_352_813_053e-13,
+    2.776_545_115_755_533_7e-15,
+    -5.089_587_137_179_933_6e-18,
+];
+
+/// `sin(y0 + y1)` for |y0| <= π/2 + 10^-6, y1 the tail of y0: `y0 + (y0³·P + y1·cos y0)` with
+/// y0³ carried exactly (`z = y0²` and `y0·z` with their roundings by fmas) and `cos y0` to its
+/// `z²` term for the tail (2% off at |y0| = π/2, far below the result's rounding).
 #[inline(always)]
-fn sin_impl<const HUGE: bool>(x: f64) -> f64 {
-    let (n, y0, y1) = rem_pio2::<HUGE>(x);
-    let (s, c) = (k_sin(y0, y1), k_cos(y0, y1));
-    let r = if n & 1 == 0 { s } else { c };
-    let r = if n & 2 == 0 { r } else { -r };
-    // |x| < 2^-26 (±0 and subnormals included): x itself (fdlibm); inf and NaN: NaN.
-    let r = if abs(x) < 1.490_116_119_384_765_625e-8 {
+fn k_sin_pi(y0: f64, y1: f64) -> f64 {
+    let z = y0 * y0;
+    let zl = fma_f64(y0, y0, -z);
+    let s = y0 * z;
+    let sl = fma_f64(y0, z, -s);
+    let p = horner_f64(z, SIN_P);
+    let c = fma_f64(z, fma_f64(z, 1.0 / 24.0, -0.5), 1.0);
+    let t = fma_f64(fma_f64(y0, zl, sl), p, y1 * c);
+    y0 + fma_f64(s, p, t)
+}
+
+/// `sin x` for |x| < [`MEDIUM_LIMIT`] (meaningless above): x reduced by π (`x = mπ + y`,
+/// [`rem_pi_medium`]), `(-1)^m sin y` by one polynomial per lane ([`k_sin_pi`]), where musl's
+/// form reduces by π/2 and computes both `__sin` and `__cos` per lane before selecting.
+#[inline(always)]
+fn sin_medium(x: f64) -> f64 {
+    let (m, y0, y1) = rem_pi_medium(x, false);
+    let r = f64::from_bits(k_sin_pi(y0, y1).to_bits() ^ (m << 63));
+    // |x| < 2^-26 (±0 and subnormals included): x itself (fdlibm).
+    if abs(x) < 1.490_116_119_384_765_625e-8 {
         x
     } else {
         r
+    }
+}
+
+/// `cos x` for |x| < [`MEDIUM_LIMIT`] (meaningless above): `x = (2m + 1)·π/2 + y`,
+/// `cos x = (-1)^(m+1) sin y` ([`k_sin_pi`]).
+#[inline(always)]
+fn cos_medium(x: f64) -> f64 {
+    let (m, y0, y1) = rem_pi_medium(x, true);
+    f64::from_bits(k_sin_pi(y0, y1).to_bits() ^ ((m ^ 1) << 63))
+}
+
+/// `sin x` (`cos`: false) or `cos x` (true) from |x| = [`MEDIUM_LIMIT`] up: the Payne-Hanek
+/// reduction by π/2 and musl's `__sin`/`__cos`, selected by the quadrant.
+#[inline(always)]
+fn sin_or_cos_huge(x: f64, cos: bool) -> f64 {
+    let (n, y0, y1) = rem_pio2_huge(x);
+    let (s, c) = (k_sin(y0, y1), k_cos(y0, y1));
+    let q = if cos { n.wrapping_add(1) } else { n };
+    let r = if q & 1 == 0 { s } else { c };
+    if q & 2 == 0 { r } else { -r }
+}
+
+#[inline(always)]
+fn sin_impl<const HUGE: bool>(x: f64) -> f64 {
+    let r = sin_medium(x);
+    if !HUGE {
+        // NaN from the bound up (and for inf and NaN), as the narrow forms promise.
+        return if abs(x) < MEDIUM_LIMIT { r } else { f64::NAN };
+    }
+    let r = if abs(x) >= MEDIUM_LIMIT {
+        sin_or_cos_huge(x, false)
+    } else {
+        r
     };
+    // inf and NaN: NaN.
     if abs(x) < f64::INFINITY { r } else { x - x }
 }
 
 #[inline(always)]
 fn cos_impl<const HUGE: bool>(x: f64) -> f64 {
-    let (n, y0, y1) = rem_pio2::<HUGE>(x);
-    let (s, c) = (k_sin(y0, y1), k_cos(y0, y1));
-    let r = if n & 1 == 0 { c } else { s };
-    let r = if n.wrapping_add(1) & 2 == 0 { r } else { -r };
+    let r = cos_medium(x);
+    if !HUGE {
+        // NaN from the bound up (and for inf and NaN), as the narrow forms promise.
+        return if abs(x) < MEDIUM_LIMIT { r } else { f64::NAN };
+    }
+    let r = if abs(x) >= MEDIUM_LIMIT {
+        sin_or_cos_huge(x, true)
+    } else {
+        r
+    };
     if abs(x) < f64::INFINITY { r } else { x - x }
 }
 
@@ -305,9 +407,10 @@ fn tan_impl<const HUGE: bool>(x: f64) -> f64 {
     if abs(x) < f64::INFINITY { r } else { x - x }
 }
 
-/// Sine for f64, branch-free on the whole range: FreeBSD/musl `__rem_pio2` (Cody-Waite, three
-/// rounds) below 2^20·π/2 and the table-free Payne-Hanek above, both computed and selected (see
-/// the module docs), then musl's `__sin`/`__cos`. Max 1 ulp from glibc's (measured; at the
+/// Sine for f64, branch-free on the whole range: below 2^20·π/2 the reduction by π (FreeBSD/musl
+/// `__rem_pio2`'s three rounds) and one polynomial, above the table-free Payne-Hanek reduction
+/// and musl's `__sin`/`__cos`, both computed and selected (see the module docs). Max 1 ulp from
+/// glibc's (measured; at the
 /// hardest input, 6381956970095103·2^797, glibc's cos/tan are 8/14 ulp off and these are
 /// correctly rounded). Cost: the Payne-Hanek part (90 exact products per lane) makes this
 /// ~100x a copy, ~5x slower than glibc; [`sin_f64_narrow`] is ~4x a copy.
