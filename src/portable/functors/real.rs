@@ -84,10 +84,10 @@ pub trait Real:
     fn erf(self) -> Self;
     /// `1 - erf(x)`, accurate where erf is near 1.
     fn erfc(self) -> Self;
-    /// Whether `erfc_central` holds at `self` (|x| < 1.25; false for NaN).
+    /// Whether `erfc_central` holds at `self` (f64 |x| < 1.25, f32 |x| <= 2.8285; false for NaN).
     fn is_erfc_central(self) -> bool;
     /// `erfc` where `is_erfc_central` holds (elsewhere unspecified): the same bits; f64's
-    /// without the tails' exps (f32's erfc is branch-free already: the same function).
+    /// without the tails' exps, f32's with `erfcx` as a polynomial (no divisions).
     fn erfc_central(self) -> Self;
     /// `2^x`.
     fn exp2(self) -> Self;
@@ -260,7 +260,7 @@ real_impl!(f32,
     cos_narrow = fm::cos_f32_narrow, tan_narrow = fm::trig::tan_f32_narrow, asin = fm::trig::asin_f32,
     acos = fm::trig::acos_f32, atan = fm::trig::atan_f32, sinh = fm::hyperbolic::sinh_f32,
     cosh = fm::hyperbolic::cosh_f32, tanh = fm::tanh_f32, erf = fm::erf::erf_f32,
-    erfc = fm::erf::erfc_f32, erfc_central = fm::erf::erfc_f32, exp2 = fm::exp2_f32, asinh = fm::hyperbolic::asinh_f32,
+    erfc = fm::erf::erfc_f32, erfc_central = fm::erf::erfc_f32_central, exp2 = fm::exp2_f32, asinh = fm::hyperbolic::asinh_f32,
     acosh = fm::hyperbolic::acosh_f32, atanh = fm::hyperbolic::atanh_f32, floor = floor_f32,
     ceil = ceil_f32, trunc = trunc_f32, round_even = round_even_f32;
     fmod = fmod_f32, atan2 = fm::trig::atan2_f32, pow = fm::power::pow_f32,

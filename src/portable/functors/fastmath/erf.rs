@@ -21,7 +21,8 @@
 //! the time of the kernel. The coefficients are least-squares (Lawson) fits rounded to f32.
 //! `gelu x = x/2 · erfc(-x/√2)` is the kernel on `t = |x|/√2` with `t² = x²/2` split exactly,
 //! `x - x/2·erfc t` for x >= 0; for |x| <= 4 (its narrow form) `erfcx` is one polynomial of
-//! degree 14 in `t - 1.25` instead of the two divisions' form.
+//! degree 14 in `t - 1.25` instead of the two divisions' form, and so is erfc's for
+//! |x| <= 2.8285 (its central form).
 //!
 //! Max error against the f64 libm function rounded to f32, all 2^32 inputs
 //! (`tests/math_accuracy.rs`, ignored test): `erf` 1 ulp, `erfc` 2 ulp, `gelu` 4 ulp (at
@@ -109,7 +110,7 @@ const ERFCX_NEAR: [f32; 15] = [
 /// gelu's |x| up to which `erfcx` is [`ERFCX_NEAR`] (its `t` <= 2.828_427_2, inside the fit).
 const GELU_NEAR: f32 = 4.0;
 
-/// [`erfcx`] for `a` in [0, 2.8285] by [`ERFCX_NEAR`].
+/// [`erfcx`] for `a` in [0, 2.8285] by [`ERFCX_NEAR`] (gelu's kernel to |x| = 4, erfc's to 2.8285).
 #[inline(always)]
 fn erfcx_near(a: f32) -> f32 {
     let u = a - 1.25;
@@ -172,13 +173,8 @@ fn scale(m: f32, n: i32) -> f32 {
     m * s1 * s2
 }
 
-/// `erfc a = (m, n)` with `erfc a = m·2^n`, for `a` in [0, 11], `a² = s + e` exactly.
-#[inline(always)]
-fn erfc_parts(a: f32, s: f32, e: f32) -> (f32, i32) {
-    erfc_parts_from(erfcx(a), s, e)
-}
-
-/// [`erfc_parts`] from `c = erfcx(a)`.
+/// `erfc a = (m, n)` with `erfc a = m·2^n`, for `a` in [0, 11], `a² = s + e` exactly, from
+/// `c = erfcx(a)`.
 #[inline(always)]
 fn erfc_parts_from(c: f32, s: f32, e: f32) -> (f32, i32) {
     let (w, n) = exp_neg(s, e);
@@ -245,18 +241,41 @@ pub fn erf_f32_central(x: f32) -> f32 {
 #[inline(always)]
 pub fn erfc_f32(x: f32) -> f32 {
     let a = abs_clamped(x, 11.0);
-    let (s, e) = square(a);
-    let (m, n) = erfc_parts(a, s, e);
-    let c = scale(m, n);
-    let r = if x < 0.0 { 2.0 - c } else { c };
+    // erfcx by the polynomial up to |x| = 2.8285 (the central form's domain), the rational above.
+    let c = if a <= ERFCX_NEAR_TOP {
+        erfcx_near(a)
+    } else {
+        erfcx(a)
+    };
+    let r = erfc_from(x, a, c);
     if x.is_nan() { x } else { r }
 }
 
-/// Whether |x| < 1.25 (false for NaN): f32's side of `Real::is_erfc_central` (f64's
-/// central erfc skips its tails' exps; [`erfc_f32`] is its own central form).
+/// The top of [`ERFCX_NEAR`]'s fit, erfc's central domain.
+const ERFCX_NEAR_TOP: f32 = 2.8285;
+
+/// Whether |x| <= 2.8285 (false for NaN): f32's side of `Real::is_erfc_central`, where
+/// [`erfc_f32_central`] holds.
 #[inline(always)]
 pub fn erfc_f32_is_central(x: f32) -> bool {
-    f32::from_bits(x.to_bits() & 0x7fff_ffff) < 1.25
+    f32::from_bits(x.to_bits() & 0x7fff_ffff) <= ERFCX_NEAR_TOP
+}
+
+/// [`erfc_f32`] for |x| <= 2.8285: `erfcx` as the polynomial alone (no divisions, no NaN
+/// select): the same bits, meaningless above.
+#[inline(always)]
+pub fn erfc_f32_central(x: f32) -> f32 {
+    let a = f32::from_bits(x.to_bits() & 0x7fff_ffff);
+    erfc_from(x, a, erfcx_near(a))
+}
+
+/// erfc from `a = |x|` (clamped) and `c = erfcx(a)`: `c·e^(-a²)`, `2 - that` for x < 0.
+#[inline(always)]
+fn erfc_from(x: f32, a: f32, c: f32) -> f32 {
+    let (s, e) = square(a);
+    let (m, n) = erfc_parts_from(c, s, e);
+    let c = scale(m, n);
+    if x < 0.0 { 2.0 - c } else { c }
 }
 
 /// Exact gelu `x/2 · erfc(-x/√2)` for f32, branch-free (see the module docs),
