@@ -363,34 +363,21 @@ fn sin_or_cos_huge(x: f64, cos: bool) -> f64 {
     if q & 2 == 0 { r } else { -r }
 }
 
+/// `sin x` (`COS` false) or `cos x` (true): the reduction by π below [`MEDIUM_LIMIT`]; from
+/// there up the Payne-Hanek form (`HUGE`) or NaN (the narrow forms).
 #[inline(always)]
-fn sin_impl<const HUGE: bool>(x: f64) -> f64 {
-    let r = sin_medium(x);
+fn sin_cos_impl<const HUGE: bool, const COS: bool>(x: f64) -> f64 {
+    let r = if COS { cos_medium(x) } else { sin_medium(x) };
     if !HUGE {
         // NaN from the bound up (and for inf and NaN), as the narrow forms promise.
         return if abs(x) < MEDIUM_LIMIT { r } else { f64::NAN };
     }
     let r = if abs(x) >= MEDIUM_LIMIT {
-        sin_or_cos_huge(x, false)
+        sin_or_cos_huge(x, COS)
     } else {
         r
     };
     // inf and NaN: NaN.
-    if abs(x) < f64::INFINITY { r } else { x - x }
-}
-
-#[inline(always)]
-fn cos_impl<const HUGE: bool>(x: f64) -> f64 {
-    let r = cos_medium(x);
-    if !HUGE {
-        // NaN from the bound up (and for inf and NaN), as the narrow forms promise.
-        return if abs(x) < MEDIUM_LIMIT { r } else { f64::NAN };
-    }
-    let r = if abs(x) >= MEDIUM_LIMIT {
-        sin_or_cos_huge(x, true)
-    } else {
-        r
-    };
     if abs(x) < f64::INFINITY { r } else { x - x }
 }
 
@@ -416,13 +403,13 @@ fn tan_impl<const HUGE: bool>(x: f64) -> f64 {
 /// ~100x a copy, ~5x slower than glibc; [`sin_f64_narrow`] is ~4x a copy.
 #[inline(always)]
 pub fn sin_f64(x: f64) -> f64 {
-    sin_impl::<true>(x)
+    sin_cos_impl::<true, false>(x)
 }
 
 /// Cosine for f64, branch-free on the whole range (as [`sin_f64`]). Max 1 ulp from glibc's.
 #[inline(always)]
 pub fn cos_f64(x: f64) -> f64 {
-    cos_impl::<true>(x)
+    sin_cos_impl::<true, true>(x)
 }
 
 /// Tangent for f64, branch-free on the whole range (reduction as [`sin_f64`], musl's
@@ -436,13 +423,13 @@ pub fn tan_f64(x: f64) -> f64 {
 /// NaN from there up (for kernels that have checked their inputs' range). Max 1 ulp.
 #[inline(always)]
 pub fn sin_f64_narrow(x: f64) -> f64 {
-    sin_impl::<false>(x)
+    sin_cos_impl::<false, false>(x)
 }
 
 /// [`cos_f64`] without the Payne-Hanek part (as [`sin_f64_narrow`]).
 #[inline(always)]
 pub fn cos_f64_narrow(x: f64) -> f64 {
-    cos_impl::<false>(x)
+    sin_cos_impl::<false, true>(x)
 }
 
 /// [`tan_f64`] without the Payne-Hanek part (as [`sin_f64_narrow`]).
