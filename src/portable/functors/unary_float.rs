@@ -52,8 +52,8 @@ super::half_form::half_functors_from_own_form!(Erf, unary);
 /// PyTorch's `Vectorized<float>::erf` (ATen cpu/vec), step for step with its fused
 /// multiply-adds: Abramowitz & Stegun 7.1.26, `sign(x) (1 - r(t) t e^(-x^2))`,
 /// `t = 1 / (1 + p|x|)`. The fmas decide the tiny-|x| results (exactly 0), so they are real
-/// fmas here ([`fma_f32`](super::fastmath::fma_f32)), not `a * b + c`; its `exp` is
-/// [`exp_f32_via_f64`](super::fastmath::exp_f32_via_f64) (vectorized, as Sleef's is there).
+/// fmas here ([`fma_f32`](super::fastmath::fma_f32)), not `a * b + c`; its `exp` is SLEEF's,
+/// [`exp_f32_sleef`](super::fastmath::exp_f32_sleef).
 #[allow(clippy::excessive_precision)] // PyTorch's constants, digit for digit
 #[inline(always)]
 fn erf_vectorized_f32(x: f32) -> f32 {
@@ -70,7 +70,7 @@ fn erf_vectorized_f32(x: f32) -> f32 {
         t,
         0.254_829_592,
     );
-    let e = super::fastmath::exp_f32_via_f64(-(x * x));
+    let e = super::fastmath::exp_f32_sleef(-(x * x));
     let y = fma_f32(-e * t, r, 1.0);
     f32::from_bits(y.to_bits() ^ sign)
 }

@@ -230,50 +230,34 @@ pub fn sigmoid_f32(x: f32) -> f32 {
     num / (1.0 + e)
 }
 
-/// `e^w` in f64 for `w` in [-700, 700], branch-free (the exponential inside [`exp_f32_via_f64`]): `w = n ln2 + r`, |r| <= ln2/2, `e^r` by
-/// its Taylor series to degree 9 (relative error < 2^-36), times `2^n` built in the bits.
+/// SLEEF's `xexpf` (`Sleef_expf16_u10`, PyTorch's `Vectorized<float>::exp`) step for step with
+/// its fused multiply-adds, branch-free: `q = rint(x/ln2)`, `s = x - q·ln2` in two fmas, a
+/// degree-5 polynomial, `1 + (s + s²·u)` scaled by `2^(q>>1)·2^(q-(q>>1))`; 0 below -104, inf
+/// above 100. Within 1 ulp; its bits, not a correctly rounded exp, are what PyTorch's f16/bf16
+/// `erf` rounds, so its f32 (16 lanes) replaces an exp in f64 (8 lanes) that gave the same
+/// half results.
 #[inline(always)]
-pub(super) fn exp_in_f64(w: f64) -> f64 {
-    let (n, r) = ln2_reduce(w);
-    let mut p = 1.0 / 362_880.0;
-    p = fma_f64(p, r, 1.0 / 40_320.0);
-    p = fma_f64(p, r, 1.0 / 5_040.0);
-    p = fma_f64(p, r, 1.0 / 720.0);
-    p = fma_f64(p, r, 1.0 / 120.0);
-    p = fma_f64(p, r, 1.0 / 24.0);
-    p = fma_f64(p, r, 1.0 / 6.0);
-    p = fma_f64(p, r, 0.5);
-    let e = 1.0 + fma_f64(p, r * r, r);
-    e * pow2_f64(n)
-}
-
-/// `e^x` for f32 through [`exp_in_f64`], rounded once (within 1 ulp, nearly always correctly
-/// rounded, as libm's `expf`), branch-free: PyTorch's f16/bf16 `erf` form takes it where libm's
-/// `expf` was a call per element.
-#[inline(always)]
-pub fn exp_f32_via_f64(x: f32) -> f32 {
-    // e^89 overflows f32 and e^-150 underflows to 0: the clamp changes no result; NaN passes.
-    let x = clamp_nan_passing(x, -150.0, 89.0);
-    exp_in_f64(x as f64) as f32
-}
-
-/// `x = n·ln2 + r`, |r| <= ln2/2, n = round(x/ln2): the reduction of [`exp_in_f64`]
-/// (fdlibm's `ln2_hi` has 32 bits, so `n·LN2_HI` is exact). Returns (n, r).
-#[inline(always)]
-fn ln2_reduce(x: f64) -> (i64, f64) {
-    const MAGIC: f64 = 6_755_399_441_055_744.0;
-    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
-    let t = x * core::f64::consts::LOG2_E + MAGIC;
-    let n = t.to_bits().wrapping_sub(MAGIC.to_bits()) as i64;
-    let nf = t - MAGIC;
-    (n, x - nf * LN2_HI - nf * LN2_LO)
-}
-
-/// `2^n` for n in the normal f64 exponent range, built in the bits.
-#[inline(always)]
-fn pow2_f64(n: i64) -> f64 {
-    f64::from_bits((n.wrapping_add(1023) as u64) << 52)
+#[allow(clippy::excessive_precision)] // SLEEF's constants, digit for digit
+pub fn exp_f32_sleef(x: f32) -> f32 {
+    const L2UF: f32 = 0.693_145_751_953_125;
+    const L2LF: f32 = 1.428_606_765_330_187_045e-6;
+    // The clamp keeps `q` and both scale factors in range (e^x is 0 below -104 and inf above
+    // 100 anyway, as selected below); NaN passes through every step.
+    let d = clamp_nan_passing(x, -110.0, 110.0);
+    // SLEEF's R_LN2f rounds to LOG2_E's f32.
+    let t = d * core::f32::consts::LOG2_E + ROUND_MAGIC;
+    let q = t.to_bits() as i32 - ROUND_MAGIC.to_bits() as i32;
+    let qf = t - ROUND_MAGIC;
+    let s = fma_f32(qf, -L2LF, fma_f32(qf, -L2UF, d));
+    let mut u = 0.000_198_527_617_612_853_646_278_381f32;
+    u = fma_f32(u, s, 0.001_393_043_552_525_341_510_772_71);
+    u = fma_f32(u, s, 0.008_333_360_776_305_198_669_433_59);
+    u = fma_f32(u, s, 0.041_666_485_369_205_474_853_515_6);
+    u = fma_f32(u, s, 0.166_666_671_633_720_397_949_219);
+    u = fma_f32(u, s, 0.5);
+    let u = scale_by_pow2_f32(1.0 + fma_f32(s * s, u, s), q);
+    let u = if x < -104.0 { 0.0 } else { u };
+    if x > 100.0 { f32::INFINITY } else { u }
 }
 
 /// `mish x = x·tanh(softplus x)` for f32, branch-free, in f32: `tanh(log1p e) = h/(1 + h)`
