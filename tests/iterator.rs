@@ -500,7 +500,8 @@ fn errors_come_back_deterministically() {
 
 #[test]
 fn long_rows_split_mid_row() {
-    // [2, N]: two chunks on two threads, each starting/ending inside a row
+    // [2, N] with an explicit grain on three threads: pieces that start and end inside rows,
+    // covering every element once.
     let t: DynTensor = Tensor::<i32>::zeros(&[2, 5001]).into();
     let b: DynTensor = Tensor::<i32>::zeros(&[1, 5001]).into();
     let it = TensorIterator::binary_op(None, &t, &b).unwrap();
@@ -511,7 +512,7 @@ fn long_rows_split_mid_row() {
         .unwrap();
     let runs = std::sync::Mutex::new(vec![]);
     pool.install(|| {
-        it.for_each(LoopCost::Grain(100), |p, _, n| {
+        it.for_each(LoopCost::Grain(1000), |p, _, n| {
             runs.lock()
                 .unwrap()
                 .push(((p[0] as usize - it.data_ptr(0) as usize) / 4, n))
@@ -519,10 +520,15 @@ fn long_rows_split_mid_row() {
     });
     let mut runs = runs.into_inner().unwrap();
     runs.sort();
-    assert_eq!(
-        runs,
-        vec![(0, 3334), (3334, 1667), (5001, 1667), (6668, 3334)]
-    );
+    // Pieces of 1000 elements (the last takes the remainder): runs end at piece ends and at the
+    // row end 5001.
+    let mut expected = vec![];
+    let mut cuts: Vec<usize> = (0..10).map(|c| c * 1000).chain([5001, 10002]).collect();
+    cuts.sort();
+    for w in cuts.windows(2) {
+        expected.push((w[0], w[1] - w[0]));
+    }
+    assert_eq!(runs, expected);
 }
 
 // ---------- proptest: every element visited exactly once with the right operands ----------

@@ -528,7 +528,21 @@ where
     f::PowScalarCase<E, 6>: Functor<(C,), Output = C>,
 {
     // The case of the exponent's value (exact in f64 for every dtype here).
-    match f::pow_scalar_case(exp.to_value().to_f64()) {
+    let case = f::pow_scalar_case(exp.to_value().to_f64());
+    // The grain follows the form that runs: `x*x` and `x*x*x` are memory-bound (at 2 threads,
+    // `square` of 64K u8 took 2.3x its 1-thread time on pow's `Expensive` grain), a root or a
+    // quotient is `Moderate`, the general pow keeps the table's cost.
+    let cost = match case {
+        0 | 1 => LoopCost::Cheap,
+        2..=5 => LoopCost::Moderate,
+        _ => runner.cost,
+    };
+    let runner = &BinaryRunner {
+        exec: runner.exec,
+        scalar: runner.scalar,
+        cost,
+    };
+    match case {
         0 => runner.run_unary::<C, _>(f::PowScalarCase::<E, 0> { exp }),
         1 => runner.run_unary::<C, _>(f::PowScalarCase::<E, 1> { exp }),
         2 => runner.run_unary::<C, _>(f::PowScalarCase::<E, 2> { exp }),
