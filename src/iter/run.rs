@@ -48,7 +48,7 @@ impl LoopCost {
 }
 
 /// The smallest piece [`TensorIterator::par_run`] hands out (elements).
-const SUB_CHUNK_MIN: usize = 8192;
+const PIECE_MIN: usize = 8192;
 
 type Ptrs = SmallBuf<*mut u8, 8>;
 type Body1d<'a, E> = dyn FnMut(&[*mut u8], &[isize], usize) -> core::result::Result<(), E> + 'a;
@@ -170,7 +170,7 @@ impl TensorIterator<'_> {
     }
 
     /// Runs `body` over `0..numel`: serially when one grain covers it; otherwise cut into
-    /// pieces (at least a grain; for the cost classes [`SUB_CHUNK_MIN`] and whole rows) that the
+    /// pieces (at least a grain; for the cost classes [`PIECE_MIN`] and whole rows) that the
     /// calling thread and one helper per other pool thread take in order from a shared counter.
     /// The caller starts at once and a helper joins whenever it wakes, so a helper slow to wake
     /// or to be scheduled (a parked pool thread takes tens of µs to wake on a VM) delays the op
@@ -191,19 +191,21 @@ impl TensorIterator<'_> {
             return body(0..n);
         }
         let threads = rayon::current_num_threads();
-        // Pieces of at least a grain (and SUB_CHUNK_MIN: a piece costs an atomic and an
+        // Pieces of at least a grain (and PIECE_MIN: a piece costs an atomic and an
         // odometer start; an explicit grain, as tests give to force the split, is taken as
         // it is), about 16 per thread on large loops.
-        let least = match cost {
-            LoopCost::Grain(_) => grain,
-            _ => grain.max(SUB_CHUNK_MIN),
+        let explicit = matches!(cost, LoopCost::Grain(_));
+        let least = if explicit {
+            grain
+        } else {
+            grain.max(PIECE_MIN)
         };
         let mut piece = least.max(n.div_ceil(16 * threads));
         // Whole rows, at least TILED_MIN_EXTENT of them: a row cut costs a kernel call per
         // part, and a piece of fewer rows cannot take the transposed tiles (a 64K transposed
         // f16 `hypot` in 32-row pieces ran no faster at 2 threads than at 1).
         // (An explicit grain is taken as it is: tests use it to cut rows.)
-        if self.ndim() >= 2 && !matches!(cost, LoopCost::Grain(_)) {
+        if self.ndim() >= 2 && !explicit {
             let row = self.shape[0].max(1);
             piece = piece
                 .max(row * crate::kernels::TILED_MIN_EXTENT)
