@@ -9,10 +9,10 @@
 //!
 //! ```text
 //! cargo run --release --example bench_sweep -- [--small] [--threads N] [--reps R]
-//!     [--only A,=B] [--dtype f32|f64|f16|bf16|i32|i64|u8|bool] [--layout NAME] [--json] [--isa avx2|baseline]
+//!     [--only A,=B] [--dtype f32|f64|f16|bf16|i32|i64|u8|bool] [--layout NAME] [--json] [--isa avx512|avx2|baseline]
 //! ```
 //!
-//! * `--isa avx2|baseline` caps the vector ISA of weft's loops (`weft::limit_vector_isa`).
+//! * `--isa avx512|avx2|baseline` caps the vector ISA of weft's loops (`weft::limit_vector_isa`).
 //! * Size: 16M elements ([4096, 4096]); `--small`: 64K ([256, 256], cache-resident).
 //! * Argument ops (not table lines, `ARG_OPS`): `clamp` (scalar bounds, into a given output),
 //!   `where_scalar` (`where(cond, a, 0.0)`, a fresh output), `masked_fill_`, `lerp_`, `addcmul_`
@@ -127,10 +127,9 @@ fn parse() -> Opts {
             "--layout" => o.layout = args.next(),
             "--small" => o.small = true,
             "--json" => o.json = true,
-            "--isa" => match args.next().as_deref() {
-                Some("avx2") => weft::limit_vector_isa(weft::VectorIsa::Avx2),
-                Some("baseline") => weft::limit_vector_isa(weft::VectorIsa::Baseline),
-                _ => {}
+            "--isa" => match args.next().map(|v| v.parse::<weft::VectorIsa>()) {
+                Some(Ok(isa)) => weft::limit_vector_isa(isa),
+                _ => eprintln!("--isa takes avx512, avx2 or baseline"),
             },
             other => eprintln!("ignoring argument {other}"),
         }

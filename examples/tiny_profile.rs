@@ -4,7 +4,7 @@
 //! `zeros` (a new 4-element tensor) and `share` (a second handle), the parts of an op alone;
 //! `contig64k`, `row64k`, `col64k` (`add_out` of [256, 256] f32 with b of [256, 256], [256],
 //! [256, 1]: the per-row cost of a cache-resident broadcast). `WEFT_ISA=avx2|baseline` caps the
-//! vector ISA. Prints the time per op; under
+//! vector ISA (`VectorIsa`'s names). Prints the time per op; under
 //! `valgrind --tool=callgrind` divide the instruction count by `count`.
 use std::hint::black_box;
 use weft::{DType, DynTensor, Tensor};
@@ -33,11 +33,8 @@ fn main() {
         big(&[256, 1]),
     );
     let m_out = DynTensor::zeros(DType::F32, &[256, 256]).unwrap();
-    // `WEFT_ISA=avx2|baseline` caps the vector ISA (weft::limit_vector_isa).
-    match std::env::var("WEFT_ISA").as_deref() {
-        Ok("avx2") => weft::limit_vector_isa(weft::VectorIsa::Avx2),
-        Ok("baseline") => weft::limit_vector_isa(weft::VectorIsa::Baseline),
-        _ => {}
+    if let Some(isa) = std::env::var("WEFT_ISA").ok().and_then(|v| v.parse().ok()) {
+        weft::limit_vector_isa(isa);
     }
     let t0 = std::time::Instant::now();
     for _ in 0..n {

@@ -644,6 +644,11 @@ fn results_do_not_depend_on_the_vector_isa() {
     use weft::ops::unary::unary;
     use weft::reduce::{ReduceArgs, ReduceOp};
     use weft::{VectorIsa, limit_vector_isa};
+    // The names the examples take (`bench_sweep --isa`, `WEFT_ISA`).
+    assert_eq!("avx512".parse(), Ok(VectorIsa::Avx512));
+    assert_eq!("avx2".parse(), Ok(VectorIsa::Avx2));
+    assert_eq!("baseline".parse(), Ok(VectorIsa::Baseline));
+    assert_eq!("sse".parse::<VectorIsa>(), Err(()));
     const N: usize = 1027;
     let xs = isa_inputs(2 * N);
     let base = DynTensor::from_vec(xs, &[2, N]).unwrap();

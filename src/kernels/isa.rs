@@ -23,6 +23,20 @@ pub enum VectorIsa {
     Avx512 = 2,
 }
 
+/// The names `avx512`, `avx2`, `baseline` (for command lines and environment variables, as
+/// PyTorch's `ATEN_CPU_CAPABILITY` values).
+impl core::str::FromStr for VectorIsa {
+    type Err = ();
+    fn from_str(name: &str) -> Result<VectorIsa, ()> {
+        match name {
+            "avx512" => Ok(VectorIsa::Avx512),
+            "avx2" => Ok(VectorIsa::Avx2),
+            "baseline" => Ok(VectorIsa::Baseline),
+            _ => Err(()),
+        }
+    }
+}
+
 /// The widest ISA the loops may use ([`limit_vector_isa`]); starts unlimited.
 static LIMIT: AtomicU8 = AtomicU8::new(VectorIsa::Avx512 as u8);
 
