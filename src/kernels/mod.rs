@@ -14,7 +14,7 @@
 
 use crate::dtype::DType;
 use crate::element::{Element, convert_value};
-use crate::functors::Functor;
+use crate::functors::{Functor, VectorForm};
 use crate::iter::{LoopCost, TensorIterator};
 use isa::on_widest_isa;
 
@@ -22,6 +22,7 @@ mod bf16_native;
 mod cast;
 mod half_fused;
 pub(crate) mod isa;
+mod sqrt_newton;
 mod transpose;
 
 pub(crate) use cast::run_float_to_int;
@@ -708,6 +709,20 @@ unsafe fn contiguous_unary<C: Element, F: Functor<(C,)>>(
 ) where
     F::Output: Element,
 {
+    if F::VECTOR_FORM == VectorForm::Sqrt && C::DTYPE == F::Output::DTYPE {
+        // SAFETY: (both) `C` and the output are the one float type tested (the casts are the
+        // identity); the caller's contract.
+        let done = unsafe {
+            match C::DTYPE {
+                DType::F32 => sqrt_newton::sqrt_f32(pa.cast(), po.cast(), n),
+                DType::F64 => sqrt_newton::sqrt_f64(pa.cast(), po.cast(), n),
+                _ => false,
+            }
+        };
+        if done {
+            return;
+        }
+    }
     // Every run, short ones too: the functors' fused multiply-adds (`fastmath::fma_f32`) are
     // the instruction only in the wide copies (a libm call per fma in the baseline one), and
     // a 2-D walk over short rows calls this once per row.

@@ -71,6 +71,22 @@ pub trait Functor<Args>: Copy + Send + Sync {
     /// of an unsigned one): the kernels then compute it once and fill the output without
     /// reading the inputs (a strided or reversed input would otherwise be gathered for nothing).
     const CONSTANT_RESULT: bool = false;
+
+    /// A form the CPU kernels hold in explicit vector instructions, run instead of `call` over
+    /// contiguous runs where the CPU has them. Contract: the same bits as `call`.
+    const VECTOR_FORM: VectorForm = VectorForm::None;
+}
+
+/// The hand-vectorized forms of [`Functor::VECTOR_FORM`] (host kernels, `kernels/`): for a
+/// function whose portable form is bound by a slow instruction that the vector extensions
+/// can replace with an exact sequence of others.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum VectorForm {
+    /// `call` alone.
+    None,
+    /// The correctly rounded square root of f32 or f64 (`kernels/sqrt_newton.rs`: Newton steps
+    /// from `vrsqrt14` instead of the square-root unit).
+    Sqrt,
 }
 
 pub mod bind;

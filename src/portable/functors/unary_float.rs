@@ -154,13 +154,30 @@ impl Exp {
 }
 real_unary_impls!(Exp, narrow: eval_narrow, domain: in_narrow);
 
+/// Square root (`sqrt(-0.0) = -0.0`): the hardware's correctly rounded root, which the CPU
+/// kernels compute without its slow unit where they can (`Functor::VECTOR_FORM`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sqrt;
+macro_rules! sqrt_impls {
+    ($($t:ty),*) => {$(
+        impl super::Functor<($t,)> for Sqrt {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (x,): ($t,)) -> $t {
+                Real::sqrt(x)
+            }
+            const VECTOR_FORM: super::VectorForm = super::VectorForm::Sqrt;
+        }
+    )*};
+}
+sqrt_impls!(f32, f64);
+real_unary_impls!(@half Sqrt);
+
 float_unary!(
     /// `e^x - 1`, accurate near 0.
     Expm1: |x| x.exp_m1();
     /// `log(1 + x)`, accurate near 0.
     Log1p: |x| x.ln_1p();
-    /// Square root (`sqrt(-0.0) = -0.0`).
-    Sqrt: |x| x.sqrt();
     /// `1 / sqrt(x)`, two roundings like PyTorch (`rsqrt(-0.0) = -inf`).
     Rsqrt: |x| R::ONE / x.sqrt();
     /// Arc sine.
