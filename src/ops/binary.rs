@@ -203,7 +203,15 @@ pub(crate) fn run_binary(
     out: Option<&DynTensor>,
 ) -> Result<Option<DynTensor>> {
     // The flat tier (`flat_pair`, `flat_with_scalar`): small contiguous operands of one shape.
-    let grain = cost(op).grain();
+    // The widest tensor element picks a memory-bound op's grain (`LoopCost::grain`).
+    let size = |o: Operand| match o {
+        Operand::Tensor(t) => t.dtype().size(),
+        Operand::Scalar(_) => 1,
+    };
+    let widest = size(a)
+        .max(size(b))
+        .max(out.map_or(1, |o| o.dtype().size()));
+    let grain = cost(op).grain(widest);
     match (a, b) {
         (Operand::Tensor(x), Operand::Tensor(y)) => {
             if let Some(flat) = single::flat_operands_of([x, y], out, grain)

@@ -18,6 +18,13 @@ where
     F: Functor<(C,)>,
     F::Output: Element,
 {
+    // A constant result is a fill of the output (`Functor::CONSTANT_RESULT`): the grain of
+    // its bytes alone (`isinf` of an i64 tensor moves one byte per element, not nine).
+    let cost = if F::CONSTANT_RESULT {
+        LoopCost::Grain(LoopCost::Cheap.grain(size_of::<F::Output>()))
+    } else {
+        cost
+    };
     exec.run(
         cost,
         &kernels::unary::<C, F>(f, exec.dtype(0), exec.dtype(1)),
@@ -119,7 +126,8 @@ pub(crate) fn run_unary_op(
             out,
         );
     }
-    let grain = LoopCost::from(op.info().cost).grain();
+    let widest = ad.size().max(out.map_or(0, |o| o.dtype().size()));
+    let grain = LoopCost::from(op.info().cost).grain(widest);
     // The flat tier: a given output must be of the result's dtype (the table's `out_dtype`,
     // what the iterator's rules give one input), else the general call casts into it.
     if let Some(flat) = single::flat_operands_of([a], out, grain)
