@@ -39,6 +39,12 @@ impl From<crate::functors::table::Cost> for LoopCost {
 }
 
 impl LoopCost {
+    /// The least grain of any loop of this cost (no element is wider than 8 bytes).
+    #[inline]
+    pub fn least_grain(self) -> usize {
+        self.grain(8)
+    }
+
     /// The grain of loops whose widest operand element is `widest` bytes.
     pub fn grain(self, widest: usize) -> usize {
         match self {

@@ -126,11 +126,10 @@ pub(crate) fn run_unary_op(
             out,
         );
     }
-    let widest = ad.size().max(out.map_or(0, |o| o.dtype().size()));
-    let grain = LoopCost::from(op.info().cost).grain(widest);
+    let cost = LoopCost::from(op.info().cost);
     // The flat tier: a given output must be of the result's dtype (the table's `out_dtype`,
     // what the iterator's rules give one input), else the general call casts into it.
-    if let Some(flat) = single::flat_operands_of([a], out, grain)
+    if let Some(flat) = single::flat_operands_of([a], out, cost)
         && flat.out.is_none_or(|o| o.dtype == op.out_dtype(compute))
     {
         return unary_flat(op, compute, &flat);
@@ -143,7 +142,7 @@ pub(crate) fn run_unary_op(
         out,
     );
     // Small flat ops run without an iterator's geometry (`iter::single`).
-    if let Some(mut run) = config.build_single_run(grain)? {
+    if let Some(mut run) = config.build_single_run(cost)? {
         run_op(op, compute, Exec::Single(&run))?;
         return Ok(run.take_output());
     }

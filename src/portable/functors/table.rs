@@ -357,7 +357,9 @@ macro_rules! op_enum {
             pub const fn has(self, f: OpFlag) -> bool {
                 self.info().flags.has(f)
             }
-            /// See [`OpInfo::compute_dtype`].
+            /// See [`OpInfo::compute_dtype`]. Inlined: a tiny op asks it on its flat tier,
+            /// where a call was 20 of its ~1,350 instructions.
+            #[inline]
             pub const fn compute_dtype(self, common: DType) -> Option<DType> {
                 self.info().compute_dtype(common)
             }
