@@ -197,8 +197,9 @@ impl<'a> IterConfig<'a> {
 }
 
 /// A flat op of `N` inputs (one or two), tested straight from the tensors (no config): inputs
-/// of one shape of 1 to `grain` elements, contiguous, and the output (when given) of that shape,
-/// contiguous, and no input on its storage other than the identical view. The dtypes are the
+/// of one shape, from 1 element to one thread's work (`within_grain`), contiguous, and the
+/// output (when given) of that shape, contiguous, and no input on its storage other than the
+/// identical view. The dtypes are the
 /// caller's (`ops::binary`'s and `ops::unary`'s flat tiers: dimensioned tensors promote by the
 /// promotion table alone).
 pub(crate) struct FlatOperands<'a, const N: usize> {
