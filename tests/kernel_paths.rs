@@ -793,44 +793,36 @@ fn sqrt_inputs<T: Copy>(
 /// test may cap the ISA meanwhile: the check holds on every path).
 #[test]
 fn sqrt_is_the_correctly_rounded_root() {
-    let same32 = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
-    let same64 = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
-    let xs = sqrt_inputs(
+    // Every length of `xs` leaves a tail of the vector loop (`lanes` per vector).
+    macro_rules! check_roots {
+        ($xs:expr, $lanes:expr) => {{
+            let xs = $xs;
+            for len in [xs.len(), xs.len() - 1, $lanes + 1, $lanes - 1, 1] {
+                let x = || Tensor::from_vec(xs[..len].to_vec(), &[len]).unwrap();
+                let mut in_place = x();
+                in_place.sqrt_();
+                for got in [x().sqrt().to_vec(), in_place.to_vec()] {
+                    for (i, (&a, &r)) in xs.iter().zip(&got).enumerate() {
+                        let want = a.sqrt();
+                        let same = r.to_bits() == want.to_bits() || (r.is_nan() && want.is_nan());
+                        assert!(same, "sqrt({a:e}) [{i}] = {r:e}, want {want:e}");
+                    }
+                }
+            }
+        }};
+    }
+    let f32s = sqrt_inputs(
         1 << 20,
         23,
         |b| f32::from_bits(b as u32),
         |x| x.to_bits() as u64,
         |a, b| a * b,
     );
-    for len in [xs.len(), xs.len() - 1, 17, 15, 1] {
-        let x = || Tensor::from_vec(xs[..len].to_vec(), &[len]).unwrap();
-        let mut in_place = x();
-        in_place.sqrt_();
-        for got in [x().sqrt().to_vec(), in_place.to_vec()] {
-            for (i, (&a, &r)) in xs.iter().zip(&got).enumerate() {
-                assert!(
-                    same32(r, a.sqrt()),
-                    "f32 sqrt({a:e}) [{i}] = {r:e}, want {:e}",
-                    a.sqrt()
-                );
-            }
-        }
-    }
-    let xs = sqrt_inputs(1 << 20, 52, f64::from_bits, f64::to_bits, |a, b| a * b);
-    for len in [xs.len(), xs.len() - 1, 9, 7, 1] {
-        let x = || Tensor::from_vec(xs[..len].to_vec(), &[len]).unwrap();
-        let mut in_place = x();
-        in_place.sqrt_();
-        for got in [x().sqrt().to_vec(), in_place.to_vec()] {
-            for (i, (&a, &r)) in xs.iter().zip(&got).enumerate() {
-                assert!(
-                    same64(r, a.sqrt()),
-                    "f64 sqrt({a:e}) [{i}] = {r:e}, want {:e}",
-                    a.sqrt()
-                );
-            }
-        }
-    }
+    check_roots!(f32s, 16);
+    check_roots!(
+        sqrt_inputs(1 << 20, 52, f64::from_bits, f64::to_bits, |a, b| a * b),
+        8
+    );
 }
 
 /// [`sqrt_is_the_correctly_rounded_root`] on all 2^32 f32 bit patterns (a minute in release;
