@@ -203,10 +203,10 @@ pub(crate) fn run_binary(
     out: Option<&DynTensor>,
 ) -> Result<Option<DynTensor>> {
     // The flat tier (`flat_pair`, `flat_with_scalar`): small contiguous operands of one shape.
-    let cost = cost(op);
+    let grain = cost(op).grain();
     match (a, b) {
         (Operand::Tensor(x), Operand::Tensor(y)) => {
-            if let Some(flat) = single::flat_operands_of([x, y], out, cost)
+            if let Some(flat) = single::flat_operands_of([x, y], out, grain)
                 && flat.numel > 1
                 && let Some(dtypes) = flat_dtypes(op, promote_types(x.dtype(), y.dtype()), &flat)
             {
@@ -214,7 +214,7 @@ pub(crate) fn run_binary(
             }
         }
         (Operand::Tensor(t), Operand::Scalar(_)) | (Operand::Scalar(_), Operand::Tensor(t)) => {
-            if let Some(flat) = single::flat_operands_of([t], out, cost)
+            if let Some(flat) = single::flat_operands_of([t], out, grain)
                 && flat.numel > 1
                 && let (ai, bi) = (operand_info(a), operand_info(b))
                 && let Some(dtypes) = flat_dtypes(op, scalar_promotion(&ai, &bi), &flat)
@@ -244,7 +244,7 @@ pub(crate) fn run_binary(
         bi,
         b_value,
     };
-    if let Some(mut run) = config.build_single_run(cost)? {
+    if let Some(mut run) = config.build_single_run(grain)? {
         call.plan_and_run(Exec::Single(&run))?;
         return Ok(run.take_output());
     }
