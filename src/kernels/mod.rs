@@ -710,16 +710,9 @@ unsafe fn contiguous_unary<C: Element, F: Functor<(C,)>>(
     F::Output: Element,
 {
     if F::VECTOR_FORM == VectorForm::Sqrt && C::DTYPE == F::Output::DTYPE {
-        // SAFETY: (both) `C` and the output are the one float type tested (the casts are the
-        // identity); the caller's contract.
-        let done = unsafe {
-            match C::DTYPE {
-                DType::F32 => sqrt_newton::sqrt_f32(pa.cast(), po.cast(), n),
-                DType::F64 => sqrt_newton::sqrt_f64(pa.cast(), po.cast(), n),
-                _ => false,
-            }
-        };
-        if done {
+        // SAFETY: the input and the output are both of `C::DTYPE`'s type; the caller's
+        // contract.
+        if unsafe { sqrt_newton::sqrt(C::DTYPE, pa.cast(), po.cast(), n) } {
             return;
         }
     }

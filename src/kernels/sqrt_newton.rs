@@ -9,7 +9,7 @@
 //! - f32: the estimate, one coupled Newton step (`s ~ sqrt(a)`, `h ~ 1/(2 sqrt(a))`) and
 //!   Markstein's final step `s + h (a - s s)` give the correctly rounded root for every f32 in
 //!   [`F32_LOW`, `f32::MAX`], checked against `sqrtps` on all of them
-//!   (`tests/kernel_paths.rs`, ignored test `sqrt_newton_f32_exhaustive`; below `F32_LOW` the
+//!   (`tests/kernel_paths.rs`, ignored test `sqrt_f32_exhaustive`; below `F32_LOW` the
 //!   residual `a - s s` loses bits to underflow, and it does fail there).
 //! - f64: two Newton steps, Markstein's final step (within an ulp of the root), then
 //!   Tuckerman's test, which makes any result within an ulp the correctly rounded one: `r` is
@@ -22,40 +22,34 @@
 
 #[cfg(target_arch = "x86_64")]
 use super::isa::{VectorIsa, vector_isa};
+use crate::dtype::DType;
 
 /// The least f32 the Newton form serves: 2^-100.
 pub(super) const F32_LOW: f32 = f32::from_bits((127 - 100) << 23);
 /// The least f64 the Newton form serves: 2^-960.
 pub(super) const F64_LOW: f64 = f64::from_bits((1023 - 960) << 52);
 
-/// `dst[i] = sqrt(src[i])` for `i < n` where the AVX-512 loops are in use: `true` when done,
-/// `false` (nothing written) otherwise.
+/// `dst[i] = sqrt(src[i])` for `i < n` elements of `dtype` (f32 or f64) where the AVX-512
+/// loops are in use: `true` when done, `false` (nothing written) otherwise.
 ///
 /// # Safety
-/// `src` valid for `n` reads and `dst` for `n` writes; they are equal or do not overlap.
-pub(super) unsafe fn sqrt_f32(src: *const f32, dst: *mut f32, n: usize) -> bool {
+/// `src` valid for `n` reads and `dst` for `n` writes of `dtype`'s type; they are equal or do
+/// not overlap.
+pub(super) unsafe fn sqrt(dtype: DType, src: *const u8, dst: *mut u8, n: usize) -> bool {
     #[cfg(target_arch = "x86_64")]
     if vector_isa() == VectorIsa::Avx512 {
-        // SAFETY: the caller's contract; AVX-512 F/DQ/VL and FMA are present (`vector_isa`).
-        unsafe { avx512::sqrt_f32(src, dst, n) };
+        // SAFETY: (both) the caller's contract, for the type `dtype` names; AVX-512 F/DQ/VL
+        // and FMA are present (`vector_isa`).
+        unsafe {
+            match dtype {
+                DType::F32 => avx512::sqrt_f32(src.cast(), dst.cast(), n),
+                DType::F64 => avx512::sqrt_f64(src.cast(), dst.cast(), n),
+                _ => return false,
+            }
+        }
         return true;
     }
-    let _ = (src, dst, n);
-    false
-}
-
-/// [`sqrt_f32`] for f64.
-///
-/// # Safety
-/// As [`sqrt_f32`].
-pub(super) unsafe fn sqrt_f64(src: *const f64, dst: *mut f64, n: usize) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if vector_isa() == VectorIsa::Avx512 {
-        // SAFETY: as in `sqrt_f32`.
-        unsafe { avx512::sqrt_f64(src, dst, n) };
-        return true;
-    }
-    let _ = (src, dst, n);
+    let _ = (dtype, src, dst, n);
     false
 }
 
@@ -118,7 +112,7 @@ mod avx512 {
     }
 
     /// # Safety
-    /// As `super::sqrt_f32`, and the CPU has AVX-512 F/DQ/VL and FMA.
+    /// As `super::sqrt` for f32, and the CPU has AVX-512 F/DQ/VL and FMA.
     #[target_feature(enable = "avx512f,avx512dq,avx512vl,fma")]
     pub(super) unsafe fn sqrt_f32(src: *const f32, dst: *mut f32, n: usize) {
         let mut i = 0;
@@ -141,7 +135,7 @@ mod avx512 {
     }
 
     /// # Safety
-    /// As `super::sqrt_f64`, and the CPU has AVX-512 F/DQ/VL and FMA.
+    /// As `super::sqrt` for f64, and the CPU has AVX-512 F/DQ/VL and FMA.
     #[target_feature(enable = "avx512f,avx512dq,avx512vl,fma")]
     pub(super) unsafe fn sqrt_f64(src: *const f64, dst: *mut f64, n: usize) {
         let mut i = 0;
