@@ -158,6 +158,28 @@ impl DynTensor {
         crate::with_dtype!(dtype, T => Ok(Tensor::<T>::try_empty_strided(shape, strides)?.into()))
     }
 
+    /// An op's fresh output: [`DynTensor::zeros`] (`strides` `None`) or
+    /// [`DynTensor::empty_strided`], zeroed only when `zeroed`.
+    ///
+    /// # Safety
+    /// When `!zeroed`, `Tensor::try_uninit`'s contract: every element written before any is
+    /// read or the tensor is shared or handed out.
+    pub(crate) unsafe fn alloc_output(
+        dtype: DType,
+        shape: &[usize],
+        strides: Option<&[isize]>,
+        zeroed: bool,
+    ) -> Result<DynTensor> {
+        crate::with_dtype!(dtype, T => Ok(match strides {
+            None if zeroed => Tensor::<T>::try_zeros(shape)?,
+            // SAFETY: the caller's contract.
+            None => unsafe { Tensor::<T>::try_uninit(shape)? },
+            // SAFETY: the caller's contract.
+            Some(s) => unsafe { Tensor::<T>::try_alloc_strided(shape, s, zeroed)? },
+        }
+        .into()))
+    }
+
     /// Borrow as a typed tensor, if the dtype matches.
     pub fn as_typed<T: DynElement>(&self) -> Option<&Tensor<T>> {
         T::unwrap_ref(self)

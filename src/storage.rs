@@ -1,4 +1,5 @@
-//! Shared, 64-byte aligned, zero-initialised element buffers with a run-time borrow state.
+//! Shared, 64-byte aligned element buffers with a run-time borrow state: zero-initialised, or
+//! (an op's fresh output, [`Storage::try_uninit`]) written in full before anyone can read them.
 //!
 //! A `Storage<T>` is shared by every view of it (a reference-counted handle, one allocation with its header). Writes go through raw pointers, never
 //! through `&mut [T]` that could alias a live `&[T]`, so in-place ops on one view are seen by
@@ -226,6 +227,27 @@ impl<T: Element> Storage<T> {
     ///
     /// Allocation failure (or a size over `isize::MAX` bytes) is an `Err`, never an abort.
     pub fn try_zeroed(len: usize) -> Result<Self> {
+        // SAFETY: zeroed: every element byte is initialised.
+        unsafe { Self::try_alloc(len, true) }
+    }
+
+    /// A buffer of `len` elements left uninitialised: no zeroing pass, so an op's fresh output
+    /// is written once, by the threads that compute it (at 64K elements the zeroing alone
+    /// cost as much as half the op; PyTorch's `empty` does not zero either).
+    ///
+    /// # Safety
+    /// Every element must be written before any is read, and before the storage (or a tensor
+    /// over it) is shared or handed out; dropping it unread is fine (elements have no drop).
+    pub(crate) unsafe fn try_uninit(len: usize) -> Result<Self> {
+        // SAFETY: the caller's contract.
+        unsafe { Self::try_alloc(len, false) }
+    }
+
+    /// [`Storage::try_zeroed`] or, when `!zeroed`, [`Storage::try_uninit`].
+    ///
+    /// # Safety
+    /// When `!zeroed`, [`Storage::try_uninit`]'s contract.
+    unsafe fn try_alloc(len: usize, zeroed: bool) -> Result<Self> {
         let failed = || Error::AllocationFailed {
             bytes: len as u128 * size_of::<T>() as u128,
         };
@@ -236,7 +258,7 @@ impl<T: Element> Storage<T> {
         let small = layout.size() <= SMALL_ALLOC;
         // SAFETY: layout has non-zero size (at least the header).
         let raw = unsafe {
-            if small {
+            if small || !zeroed {
                 alloc(layout)
             } else {
                 alloc_zeroed(layout)
@@ -257,7 +279,7 @@ impl<T: Element> Storage<T> {
         // SAFETY: shift + len * size_of::<T>() <= layout.size() (checked above), so the
         // element pointer and the header before it lie inside the allocation.
         let data = unsafe { raw.add(shift) };
-        if small {
+        if small && zeroed {
             // SAFETY: the `len` elements from `data` lie inside the fresh allocation (above);
             // zero is a valid value of every element type.
             unsafe { data.write_bytes(0, len * size_of::<T>()) };
@@ -299,7 +321,8 @@ impl<T: Element> Storage<T> {
 
     /// A fresh buffer holding a copy of `data`.
     pub fn try_from_slice(data: &[T]) -> Result<Self> {
-        let s = Self::try_zeroed(data.len())?;
+        // SAFETY: every element is written just below, before the storage is handed out.
+        let s = unsafe { Self::try_uninit(data.len())? };
         // SAFETY: fresh buffer of data.len() elements, no overlap, not shared yet.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), s.ptr.as_ptr(), data.len()) };
         Ok(s)

@@ -470,3 +470,74 @@ fn fused_half_groups_and_constant_results() {
         assert!(v.isfinite().to_vec().iter().all(|&x| x));
     }
 }
+
+/// An op's fresh output is allocated without zeroing (`Storage::try_uninit`) and must be written
+/// in full before anyone reads it: under Miri, reading an element no kernel wrote is undefined
+/// behaviour, so every output below is read whole. Each allocation site of the iterator: the
+/// flat tier, the fast set-up with a dense non-contiguous order (two transposed inputs), the
+/// general set-up (mixed orders), the special ops' iterator (`clamp`, `lerp`, `addcmul`,
+/// `masked_fill`, `where`, `to`), and `contiguous`/`clone`'s copies.
+#[test]
+fn fresh_outputs_are_written_in_full() {
+    let a = t(&[1.0, -2.0, 3.0, -4.0, 5.0, -6.0], &[2, 3]);
+    let b = t(&[0.5, 0.25, 2.0, 1.0, 4.0, 8.0], &[3, 2]);
+    let bt = b.t();
+    // flat tier; fast set-up over two transposed (dense, same order) inputs; mixed orders
+    assert_eq!(a.abs().to_vec(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let at = a.t();
+    let tt = &at * &b;
+    assert_eq!(
+        tt.strides(),
+        &[1, 3][..],
+        "the output follows the inputs' order"
+    );
+    assert_eq!(tt.to_vec(), vec![0.5, -1.0, -4.0, 5.0, 12.0, -48.0]);
+    assert_eq!((&a + &bt).to_vec(), vec![1.5, 0.0, 7.0, -3.75, 6.0, 2.0]);
+    // the special ops' iterator
+    assert_eq!(
+        a.clamp(Some(-1.0), Some(2.0)).to_vec(),
+        vec![1.0, -1.0, 2.0, -1.0, 2.0, -1.0]
+    );
+    assert_eq!(
+        a.clamp_tensor(Some(&bt), None).to_vec(),
+        vec![1.0, 2.0, 4.0, 0.25, 5.0, 8.0]
+    );
+    assert_eq!(
+        a.lerp(&bt, 0.5).to_vec(),
+        vec![0.75, 0.0, 3.5, -1.875, 3.0, 1.0]
+    );
+    assert_eq!(
+        a.lerp(&bt, &t(&[0.0, 1.0, 0.0], &[3])).to_vec(),
+        vec![1.0, 2.0, 3.0, -4.0, 1.0, -6.0]
+    );
+    assert_eq!(
+        a.addcmul(&bt, &bt, 1.0).to_vec(),
+        vec![1.25, 2.0, 19.0, -3.9375, 6.0, 58.0]
+    );
+    let mask = Tensor::<bool>::from_vec(vec![true, false, true], &[3]).unwrap();
+    assert_eq!(
+        a.masked_fill(&mask, 9.0).to_vec(),
+        vec![9.0, -2.0, 9.0, 9.0, 5.0, 9.0]
+    );
+    let cond = Tensor::<bool>::from_vec(vec![false, true], &[2, 1]).unwrap();
+    assert_eq!(
+        cond.where_(&at.t(), 0.5f32).to_vec(),
+        vec![0.5, 0.5, 0.5, -4.0, 5.0, -6.0]
+    );
+    assert_eq!(at.to::<i32>().to_vec(), vec![1, -4, -2, 5, 3, -6]);
+    assert_eq!(
+        at.leaky_relu(0.5).to_vec(),
+        vec![1.0, -2.0, -1.0, 5.0, 3.0, -3.0]
+    );
+    // contiguous (iterator copy) and clone of a dense permuted view (one block, strides kept)
+    assert_eq!(
+        at.contiguous().to_vec(),
+        vec![1.0, -4.0, -2.0, 5.0, 3.0, -6.0]
+    );
+    let c = at.clone();
+    assert_eq!(c.strides(), at.strides());
+    assert_eq!(c.to_vec(), at.to_vec());
+    // nothing to write: empty and 0-d
+    assert_eq!(t(&[], &[0, 3]).neg().numel(), 0);
+    assert_eq!(Tensor::<f32>::scalar(2.0).neg().to_vec(), vec![-2.0]);
+}

@@ -225,6 +225,11 @@ fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
     // 5. dtypes
     let (common_dtype, out_dtype) = operand_types(cfg, it)?;
     let alloc_dtype = || single::alloc_dtype(cfg, out_dtype);
+    let alloc = |dtype, shape: &[usize], strides: Option<&[isize]>| {
+        // SAFETY: uninitialised only under `set_outputs_written_in_full`, whose caller writes
+        // every element first.
+        unsafe { DynTensor::alloc_output(dtype, shape, strides, !cfg.outputs_written_in_full) }
+    };
 
     it.base = SmallBuf::filled(nt, core::ptr::null_mut());
     it.logical_shape = shape;
@@ -234,11 +239,11 @@ fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
     // 6. fast set-up
     if all_same_shape
         && !cfg.is_reduction
-        && fast_set_up(it, cfg.enforce_linear_iteration, alloc_dtype)?
+        && fast_set_up(it, cfg.enforce_linear_iteration, alloc_dtype, alloc)?
     {
         return finish(it);
     }
-    general_set_up(it, cfg, alloc_dtype)
+    general_set_up(it, cfg, alloc_dtype, alloc)
 }
 
 /// The flat set-up, taken before everything else (PyTorch's `fast_set_up` for its most common
@@ -271,7 +276,10 @@ fn flat_set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<
     }
     if out.is_none() {
         let dtype = single::alloc_dtype(cfg, out_dtype)?;
-        let t = DynTensor::zeros(dtype, shape)?;
+        // SAFETY: uninitialised only under `set_outputs_written_in_full`, whose caller writes
+        // every element first.
+        let t =
+            unsafe { DynTensor::alloc_output(dtype, shape, None, !cfg.outputs_written_in_full)? };
         it.operands[0].src = Src::Owned(it.owned.push(t));
         it.operands[0].dtype = dtype;
     }
@@ -303,6 +311,7 @@ fn general_set_up<'a>(
     it: &mut TensorIterator<'a>,
     cfg: &IterConfig<'a>,
     alloc_dtype: impl Fn() -> Result<DType>,
+    alloc: impl Fn(DType, &[usize], Option<&[isize]>) -> Result<DynTensor>,
 ) -> Result<()> {
     let (nout, nt) = (it.noutputs, it.operands.len());
     let shape = &it.logical_shape.clone();
@@ -360,7 +369,7 @@ fn general_set_up<'a>(
             lstrides[perm[i]] = next;
             next *= ishape[i].max(1) as isize;
         }
-        let t = DynTensor::empty_strided(dtype, shape, &lstrides)?;
+        let t = alloc(dtype, &shape[..], Some(&lstrides[..]))?;
         it.operands[op].src = Src::Owned(it.owned.push(t));
         it.operands[op].dtype = dtype;
     }
@@ -552,6 +561,7 @@ fn fast_set_up(
     it: &mut TensorIterator<'_>,
     enforce_linear_iteration: bool,
     alloc_dtype: impl Fn() -> Result<DType>,
+    alloc: impl Fn(DType, &[usize], Option<&[isize]>) -> Result<DynTensor>,
 ) -> Result<bool> {
     let nt = it.operands.len();
     let defined = || (0..nt).filter(|&i| !it.operands[i].allocated);
@@ -580,10 +590,7 @@ fn fast_set_up(
         if it.operands[op].allocated {
             let dtype = alloc_dtype()?;
             let shape = &it.logical_shape;
-            let t = match &strides {
-                None => DynTensor::zeros(dtype, shape)?,
-                Some(s) => DynTensor::empty_strided(dtype, shape, s)?,
-            };
+            let t = alloc(dtype, shape, strides.as_deref())?;
             it.operands[op].src = Src::Owned(it.owned.push(t));
             it.operands[op].dtype = dtype;
         }

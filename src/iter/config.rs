@@ -40,6 +40,8 @@ pub struct IterConfig<'a> {
     pub(crate) static_dtype_misuse: bool,
     /// `declare_static_shape`: (shape, squash dims); boxed, rarely used, keeps the config small.
     pub(crate) static_shape: Option<Box<(DimVec<usize>, DimVec<usize>)>>,
+    /// Allocated outputs are left uninitialised ([`IterConfig::outputs_written_in_full`]).
+    pub(super) outputs_written_in_full: bool,
 }
 
 impl Default for IterConfig<'_> {
@@ -69,6 +71,7 @@ impl<'a> IterConfig<'a> {
             static_dtype: None,
             static_dtype_misuse: false,
             static_shape: None,
+            outputs_written_in_full: false,
         }
     }
 
@@ -196,6 +199,19 @@ impl<'a> IterConfig<'a> {
             DimVec::from_slice(squash_dims, 0),
         )));
         self
+    }
+
+    /// Allocated outputs come uninitialised: no zeroing pass before the op writes them. Only
+    /// the crate's ops set this; a user's iterator (whose allocated outputs can be read before
+    /// any loop runs) gets zeroed ones.
+    ///
+    /// # Safety
+    /// The caller runs a loop over the built iterator (or single run) that writes every element
+    /// of each allocated output before any is read and before the outputs are taken; an error
+    /// or panic before that must drop them unread.
+    #[inline(always)]
+    pub(crate) unsafe fn set_outputs_written_in_full(&mut self) {
+        self.outputs_written_in_full = true;
     }
 
     #[inline]

@@ -175,7 +175,10 @@ impl<'a> IterConfig<'a> {
             }
             None => {
                 let dtype = alloc_dtype(self, out_dtype)?;
-                let t = DynTensor::zeros(dtype, flat.shape)?;
+                let zeroed = !self.outputs_written_in_full;
+                // SAFETY: uninitialised only under `set_outputs_written_in_full`, whose caller
+                // writes every element first.
+                let t = unsafe { DynTensor::alloc_output(dtype, flat.shape, None, zeroed)? };
                 (run.ptrs[0], run.dtypes[0]) = (t.data_ptr_bytes(), dtype);
                 run.allocated = Some(t);
             }
@@ -251,11 +254,15 @@ impl<'a> SingleRun<'a> {
         }
     }
 
-    /// Sets up the run of [`FlatOperands`] into their given output or a fresh zeroed one of
-    /// `out_dtype`: the output's exclusive borrow and the inputs' shared ones taken (named
+    /// Sets up the run of [`FlatOperands`] into their given output or a fresh uninitialised one
+    /// of `out_dtype`: the output's exclusive borrow and the inputs' shared ones taken (named
     /// `name` in a conflict's error; on an error the run is dropped, releasing them).
+    ///
+    /// # Safety
+    /// [`IterConfig::set_outputs_written_in_full`]'s contract: the caller writes every element
+    /// of an allocated output before [`SingleRun::take_output`] (or drops the run unread).
     #[inline(always)]
-    pub(crate) fn take_flat<const N: usize>(
+    pub(crate) unsafe fn take_flat<const N: usize>(
         &mut self,
         name: &'static str,
         flat: &FlatOperands<'a, N>,
@@ -268,9 +275,11 @@ impl<'a> SingleRun<'a> {
                 self.held[0] = Some((o.flag, true));
             }
             None => {
+                let shape = flat.ins[0].layout.shape();
+                // SAFETY: the caller's contract.
                 let t = self
                     .allocated
-                    .insert(DynTensor::zeros(out_dtype, flat.ins[0].layout.shape())?);
+                    .insert(unsafe { DynTensor::alloc_output(out_dtype, shape, None, false)? });
                 (self.ptrs[0], self.dtypes[0]) = (t.data_ptr_bytes(), out_dtype);
             }
         }

@@ -225,8 +225,9 @@ unsafe fn store_reversed<O: Element>(src: *const O, n: usize, dst: *mut O) {
 /// 2-byte elements: a step-2 `u8` op ran at 4x the copy limit). The last element is read
 /// alone: its word would reach one element past the run.
 ///
-/// The words also read the elements between the run's (initialised: storages are zeroed or
-/// adopted from initialised buffers). Nothing writes them meanwhile: other ops cannot (the
+/// The words also read the elements between the run's (initialised: storages are zeroed,
+/// adopted from initialised buffers, or an op's dense output written in full before anyone
+/// reads it, `Storage::try_uninit`). Nothing writes them meanwhile: other ops cannot (the
 /// storage borrow), and this op's outputs cannot, because an output on the input's storage
 /// whose address range meets the input's is either the identical view (whose gaps are the
 /// same gaps, unwritten) or read from a copy (`iter/overlap.rs`).
@@ -335,7 +336,6 @@ fn storer<O: Element>(stored: DType) -> StoreFn<O> {
 /// back to the per-element loops.
 mod half_blocks {
     use half::f16;
-    use half::slice::HalfFloatSliceExt;
 
     /// F16C conversions, 8 lanes at a time (`vcvtph2ps` / `vcvtps2ph` round to nearest even,
     /// as `half` does); `None` when the CPU lacks F16C.
@@ -515,14 +515,12 @@ mod half_blocks {
             if unsafe { f16c::store(src, dst as *mut u16, n) } {
                 return;
             }
-            // SAFETY: as in `load_f16`, with the roles swapped.
-            let (s, d) = unsafe {
-                (
-                    core::slice::from_raw_parts(src, n),
-                    core::slice::from_raw_parts_mut(dst as *mut f16, n),
-                )
-            };
-            d.convert_from_f32_slice(s);
+            let d = dst as *mut f16;
+            for i in 0..n {
+                // SAFETY: as in `load_f16`, with the roles swapped. Written through the pointer,
+                // not a `&mut [f16]`: the output may be uninitialised (`Storage::try_uninit`).
+                unsafe { d.add(i).write(f16::from_f32(src.add(i).read())) };
+            }
         } else {
             // SAFETY: the same contract.
             unsafe { via_unit_store(src, dst, stride, n, store_f16) }

@@ -181,6 +181,9 @@ fn iter_config<'a>(
             Operand::Scalar(s) => c.scalars.push(s),
         }
     }
+    // SAFETY: `run_binary`, this config's only user, runs `plan_and_run` (one kernel over all
+    // of the single run or iterator) before taking the output, or fails and drops it unread.
+    unsafe { c.set_outputs_written_in_full() };
     c
 }
 
@@ -326,7 +329,9 @@ fn flat_pair(
     plan::binary_precheck(op, &ai, &bi)?;
     let d = ai.dtype;
     let mut run = SingleRun::for_flat(flat, common);
-    run.take_flat(op.name(), flat, out_dtype)?;
+    // SAFETY: both branches below run a loop over all of the run's elements (or fail, dropping
+    // the run); the output is taken only after.
+    unsafe { run.take_flat(op.name(), flat, out_dtype)? };
     // The plan after the borrows, as in the general call (a refused dtype and a borrow conflict
     // at once report the conflict on both).
     let p = plan::binary_plan_prechecked(op, &ai, &bi, common)?;
@@ -368,7 +373,9 @@ fn flat_with_scalar(
 ) -> Result<Option<DynTensor>> {
     plan::binary_precheck(op, &ai, &bi)?;
     let mut run = SingleRun::for_flat(flat, common);
-    run.take_flat(op.name(), flat, out_dtype)?;
+    // SAFETY: `plan_and_run` writes every element of the run (or fails, dropping it); the
+    // output is taken only after.
+    unsafe { run.take_flat(op.name(), flat, out_dtype)? };
     let call = BinaryCall {
         op,
         a,

@@ -79,6 +79,9 @@ fn iter_with_dtype<'a>(
     for t in inputs {
         c = c.add_const_input(t);
     }
+    // SAFETY: each caller (`to`, `where`, `clamp`, `masked_fill`, `lerp`, `addcmul`) runs one
+    // kernel over the whole iterator before taking its output, or fails and drops it unread.
+    unsafe { c.set_outputs_written_in_full() };
     c.build()
 }
 

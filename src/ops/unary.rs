@@ -78,6 +78,10 @@ pub(crate) fn unary_config<'a>(
         c.enforce_safe_casting_to_output = true;
         c.promote_integer_inputs_to_float = float_op;
     }
+    // SAFETY: every user of this config (`run_unary_op`; `leaky_relu`, `hardtanh`, `gelu`) runs
+    // one kernel over the whole single run or iterator before taking its output, or fails and
+    // drops it unread.
+    unsafe { c.set_outputs_written_in_full() };
     c
 }
 
@@ -150,7 +154,9 @@ pub(crate) fn run_unary_op(
 fn unary_flat(op: UnaryOp, compute: DType, flat: &FlatOperands<1>) -> Result<Option<DynTensor>> {
     let d = flat.ins[0].dtype;
     let mut run = SingleRun::for_flat(flat, compute);
-    run.take_flat(op.name(), flat, op.out_dtype(compute))?;
+    // SAFETY: both branches below run a loop over all of the run's elements (or fail, dropping
+    // the run); the output is taken only after.
+    unsafe { run.take_flat(op.name(), flat, op.out_dtype(compute))? };
     // f16/bf16 take the general runner, which goes over f32 blocks.
     if compute == d
         && !d.is_reduced_float()

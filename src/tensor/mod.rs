@@ -111,6 +111,34 @@ impl<T: Element> Tensor<T> {
     /// A tensor with the given shape and element strides (non-negative), in a fresh zeroed
     /// storage just large enough for it. Used for outputs that follow an input's layout.
     pub fn try_empty_strided(shape: &[usize], strides: &[isize]) -> Result<Self> {
+        // SAFETY: zeroed.
+        unsafe { Self::try_alloc_strided(shape, strides, true) }
+    }
+
+    /// A contiguous tensor whose elements are left uninitialised ([`Storage::try_uninit`]).
+    ///
+    /// # Safety
+    /// [`Storage::try_uninit`]'s: every element written before any is read or the tensor is
+    /// shared or handed out.
+    #[inline]
+    pub(crate) unsafe fn try_uninit(shape: &[usize]) -> Result<Self> {
+        let n = checked_numel(shape, size_of::<T>())?;
+        Ok(Tensor {
+            // SAFETY: the caller's contract.
+            storage: unsafe { Storage::try_uninit(n)? },
+            layout: Layout::contiguous(shape),
+        })
+    }
+
+    /// [`Tensor::try_empty_strided`], its storage zeroed or (`!zeroed`) uninitialised.
+    ///
+    /// # Safety
+    /// When `!zeroed`, [`Tensor::try_uninit`]'s contract (a layout with gaps is zeroed anyway).
+    pub(crate) unsafe fn try_alloc_strided(
+        shape: &[usize],
+        strides: &[isize],
+        zeroed: bool,
+    ) -> Result<Self> {
         if strides.iter().any(|&s| s < 0) {
             return Err(Error::InvalidView {
                 reason: "empty_strided needs non-negative strides".into(),
@@ -122,10 +150,16 @@ impl<T: Element> Tensor<T> {
         // (`Layout::new` validated the extent), so the layout fits it by construction.
         let len = layout.extent().map_or(0, |(_, hi)| hi as usize + 1);
         checked_numel(&[len], size_of::<T>())?;
-        Ok(Tensor {
-            storage: Storage::try_zeroed(len)?,
-            layout,
-        })
+        // Uninitialised only when the layout covers its storage exactly (non-overlapping and
+        // dense): gaps would stay unwritten, and step-2 loads read the gaps between elements
+        // (`kernels::load_step2`).
+        let storage = if zeroed || !crate::iter::is_non_overlapping_and_dense(&layout) {
+            Storage::try_zeroed(len)?
+        } else {
+            // SAFETY: the caller's contract.
+            unsafe { Storage::try_uninit(len)? }
+        };
+        Ok(Tensor { storage, layout })
     }
 
     #[track_caller]
@@ -224,7 +258,10 @@ impl<T: Element> Tensor<T> {
         keep_dense_strides: bool,
     ) -> Result<Tensor<T>> {
         let n = self.numel();
-        let storage = Storage::try_zeroed(n)?;
+        // SAFETY: both branches below write all n elements (`copy_named` into the contiguous
+        // `out` of this shape, or one block copy) before the storage is returned; on an error
+        // it is dropped unread (`dst`, the second handle, is internal and dropped with it).
+        let storage = unsafe { Storage::try_uninit(n)? };
         let block = n > 0
             && (self.is_contiguous()
                 || (keep_dense_strides && crate::iter::is_non_overlapping_and_dense(&self.layout)));
