@@ -4,7 +4,7 @@ op table, src/portable/functors/table.rs; the same dtypes, layouts, sizes, threa
 and a comparison of a weft run with torch.
 
     python3 bench/torch_sweep.py [--small] [--threads N] [--reps R] [--only SUBSTR,=EXACT,...]
-        [--dtype f32|f64|f16|bf16|i8|...|u64|bool] [--layout NAME] [--json]
+        [--dtype f32|f64|f16|bf16|i8|...|u64|bool] [--layout NAME] [--json] [--fresh]
     cargo run --release --example bench_sweep -- --json [same options] > weft.json
     python3 bench/torch_sweep.py --compare weft.json               # times torch on weft's rows
     python3 bench/torch_sweep.py --compare weft.json --torch t.json # or reads a torch --json run
@@ -242,8 +242,10 @@ class Sweep:
         except Exception as e:  # torch refuses the dtype/layout
             self.skipped.append(f"{name} {label} {layout}: {str(e).splitlines()[0][:100]}")
             return
-        use_out = True
+        use_out = not self.args.fresh
         try:
+            if self.args.fresh:
+                raise TypeError("--fresh: allocate each call")
             fn(*args(), out=out)
             call = lambda: fn(*args(), out=out)  # noqa: E731
         except Exception:
@@ -362,6 +364,8 @@ def compare(args, ops):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--small", action="store_true")
+    p.add_argument("--fresh", action="store_true",
+                   help="table ops allocate their output each call (weft's --fresh)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--reps", type=int, default=None)
     p.add_argument("--only")

@@ -10,6 +10,7 @@
 //! ```text
 //! cargo run --release --example bench_sweep -- [--small] [--threads N] [--reps R]
 //!     [--only A,=B] [--dtype f32|f64|f16|bf16|i32|i64|u8|bool] [--layout NAME] [--json] [--isa avx512|avx2|baseline]
+//!     [--fresh]
 //! ```
 //!
 //! * `--isa avx512|avx2|baseline` caps the vector ISA of weft's loops (`weft::limit_vector_isa`).
@@ -29,7 +30,9 @@
 //!   - `mixed`: `a[R,C] op b[R,C]` with b of another dtype (f32+i32, f64+f32, f16+f32,
 //!     bf16+f32, i32+i64, i64+i32, u8+i32, bool+i32), promoted by the table's rules.
 //! * Every row writes into a preallocated output (the `out=` form; the output of the warm-up
-//!   call), so page faults of fresh 64 MB outputs are not timed. Dtypes the table excludes
+//!   call), so page faults of fresh 64 MB outputs are not timed; `--fresh`: the table's binary
+//!   and unary rows allocate their output each call instead (`a + b`, what most code writes;
+//!   the other rows stay `out=`). Dtypes the table excludes
 //!   (`sub` on bool) make no row; rows weft refuses at run time (`heaviside` with a scalar or
 //!   mixed dtypes) are skipped, counted and listed on stderr.
 //! * Timing: one warm-up call; if it took under 2 ms, each rep is a batch of calls lasting about
@@ -102,6 +105,8 @@ struct Opts {
     json: bool,
     reps: usize,
     small: bool,
+    /// Table rows allocate their output each call.
+    fresh: bool,
     only: Option<String>,
     dtype: Option<String>,
     layout: Option<String>,
@@ -113,6 +118,7 @@ fn parse() -> Opts {
         json: false,
         reps: 3,
         small: false,
+        fresh: false,
         only: None,
         dtype: None,
         layout: None,
@@ -126,6 +132,7 @@ fn parse() -> Opts {
             "--dtype" => o.dtype = args.next(),
             "--layout" => o.layout = args.next(),
             "--small" => o.small = true,
+            "--fresh" => o.fresh = true,
             "--json" => o.json = true,
             "--isa" => match args.next().map(|v| v.parse::<weft::VectorIsa>()) {
                 Some(Ok(isa)) => weft::limit_vector_isa(isa),
@@ -539,8 +546,9 @@ impl Sweep {
             _ => None,
         };
         let out_dtype = out.dtype();
+        let given = (!self.o.fresh).then_some(&out);
         let mut call = || {
-            weft::ops::binary::binary(op, Operand::Tensor(&a), bop(), Some(&out)).expect("op");
+            drop(weft::ops::binary::binary(op, Operand::Tensor(&a), bop(), given).expect("op"));
         };
         let row = (label, out_dtype, layout, bytes);
         self.time_row(key, &mut call, once, reference.as_mut(), row);
@@ -588,8 +596,9 @@ impl Sweep {
         let ra = known.is_none().then(|| ia.a.to(compute));
         let mut reference = ra.as_ref().and_then(|x| ref_unary(op, compute, x, th));
         let out_dtype = out.dtype();
+        let given = (!self.o.fresh).then_some(&out);
         let mut call = || {
-            weft::ops::unary::unary(op, &a, Some(&out)).expect("op");
+            drop(weft::ops::unary::unary(op, &a, given).expect("op"));
         };
         let row = (short(d).into(), out_dtype, layout, bytes);
         self.time_row(key, &mut call, once, reference.as_mut(), row);

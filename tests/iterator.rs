@@ -772,3 +772,20 @@ fn proptest_visits_every_element_once() {
         TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[7u8; 32]));
     runner.run(&case_strategy(), |c| check_case(&c)).unwrap();
 }
+
+/// The grains: a memory-bound (`Cheap`) loop's is 256 KiB of its widest operand, at most 65536
+/// elements; the compute classes' are counts of elements; an explicit grain is itself.
+#[test]
+fn grains_by_cost_and_element_size() {
+    for (widest, cheap) in [(1, 65536), (2, 65536), (4, 65536), (8, 32768), (16, 16384)] {
+        assert_eq!(
+            LoopCost::Cheap.grain(widest),
+            cheap,
+            "{widest}-byte elements"
+        );
+        assert_eq!(LoopCost::Moderate.grain(widest), 16384);
+        assert_eq!(LoopCost::Expensive.grain(widest), 2048);
+        assert_eq!(LoopCost::Grain(7).grain(widest), 7);
+        assert_eq!(LoopCost::Grain(0).grain(widest), 1);
+    }
+}

@@ -476,7 +476,7 @@ fn fused_half_groups_and_constant_results() {
 /// behaviour, so every output below is read whole. Each allocation site of the iterator: the
 /// flat tier, the fast set-up with a dense non-contiguous order (two transposed inputs), the
 /// general set-up (mixed orders), the special ops' iterator (`clamp`, `lerp`, `addcmul`,
-/// `masked_fill`, `where`, `to`), and `contiguous`/`clone`'s copies.
+/// `masked_fill`, `where`, `to`), `contiguous`/`clone`'s copies and `cat`.
 #[test]
 fn fresh_outputs_are_written_in_full() {
     let a = t(&[1.0, -2.0, 3.0, -4.0, 5.0, -6.0], &[2, 3]);
@@ -537,6 +537,14 @@ fn fresh_outputs_are_written_in_full() {
     let c = at.clone();
     assert_eq!(c.strides(), at.strides());
     assert_eq!(c.to_vec(), at.to_vec());
+    // cat: the parts' copies cover the output (an empty part between them)
+    let (da, db) = (DynTensor::from(at.clone()), DynTensor::from(b.clone()));
+    let none = DynTensor::from(t(&[], &[0, 2]));
+    let cat = DynTensor::cat(&[&da, &none, &db], 0).unwrap();
+    assert_eq!(
+        cat.as_typed::<f32>().unwrap().to_vec(),
+        [at.to_vec(), b.to_vec()].concat()
+    );
     // nothing to write: empty and 0-d
     assert_eq!(t(&[], &[0, 3]).neg().numel(), 0);
     assert_eq!(Tensor::<f32>::scalar(2.0).neg().to_vec(), vec![-2.0]);

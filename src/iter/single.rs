@@ -13,6 +13,7 @@
 use super::INLINE_OPERANDS;
 use super::build::{InputType, compute_types, invalid};
 use super::config::IterConfig;
+use super::run::LoopCost;
 use crate::dtype::DType;
 use crate::dyn_tensor::{DynTensor, TensorParts};
 use crate::error::Result;
@@ -150,11 +151,19 @@ impl<'a> IterConfig<'a> {
     /// Its errors are the ones the full build gives for the same operands. Inlined: the run
     /// is built in its caller's frame (returning it moved its 300 bytes).
     #[inline(always)]
-    pub(crate) fn build_single_run(&self, grain: usize) -> Result<Option<SingleRun<'a>>> {
+    pub(crate) fn build_single_run(&self, cost: LoopCost) -> Result<Option<SingleRun<'a>>> {
         let Some(flat) = flat_operands(self) else {
             return Ok(None);
         };
-        if flat.numel == 0 || flat.numel > grain {
+        let widest = || {
+            let sizes = flat
+                .ins
+                .into_iter()
+                .chain(&flat.out)
+                .map(|p| p.dtype.size());
+            sizes.max().unwrap_or(1)
+        };
+        if flat.numel == 0 || !within_grain(flat.numel, cost, widest) {
             return Ok(None);
         }
         let (common_dtype, out_dtype) = flat.types(self)?;
@@ -191,8 +200,9 @@ impl<'a> IterConfig<'a> {
 }
 
 /// A flat op of `N` inputs (one or two), tested straight from the tensors (no config): inputs
-/// of one shape of 1 to `grain` elements, contiguous, and the output (when given) of that shape,
-/// contiguous, and no input on its storage other than the identical view. The dtypes are the
+/// of one shape, from 1 element to one thread's work (`within_grain`), contiguous, and the
+/// output (when given) of that shape, contiguous, and no input on its storage other than the
+/// identical view. The dtypes are the
 /// caller's (`ops::binary`'s and `ops::unary`'s flat tiers: dimensioned tensors promote by the
 /// promotion table alone).
 pub(crate) struct FlatOperands<'a, const N: usize> {
@@ -201,12 +211,20 @@ pub(crate) struct FlatOperands<'a, const N: usize> {
     pub(crate) numel: usize,
 }
 
+/// Whether `numel` elements are one thread's work for a loop of `cost` over operands of
+/// `widest()` bytes at most ([`LoopCost::grain`]; the inputs' and a given output's: an output
+/// to allocate is not known yet), called only past the least grain: tiny ops skip it.
+#[inline(always)]
+fn within_grain(numel: usize, cost: LoopCost, widest: impl FnOnce() -> usize) -> bool {
+    numel <= cost.least_grain() || numel <= cost.grain(widest())
+}
+
 /// The [`FlatOperands`] of `out = op(ins...)`, or `None`.
 #[inline(always)]
 pub(crate) fn flat_operands_of<'a, const N: usize>(
     ins: [&'a DynTensor; N],
     out: Option<&'a DynTensor>,
-    grain: usize,
+    cost: LoopCost,
 ) -> Option<FlatOperands<'a, N>> {
     let ins = ins.map(|t| t.parts());
     let shape = ins[0].layout.shape();
@@ -218,10 +236,17 @@ pub(crate) fn flat_operands_of<'a, const N: usize>(
     }
     // Existing tensors: the element count of their shape cannot overflow.
     let numel: usize = shape.iter().product();
-    if !(1..=grain).contains(&numel) || !ins.iter().all(|p| p.layout.is_contiguous()) {
+    if numel == 0 || !ins.iter().all(|p| p.layout.is_contiguous()) {
         return None;
     }
     let out = out.map(|o| o.parts());
+    let widest = || {
+        let sizes = ins.iter().chain(&out).map(|p| p.dtype.size());
+        sizes.max().unwrap_or(1)
+    };
+    if !within_grain(numel, cost, widest) {
+        return None;
+    }
     if let Some(o) = out {
         // Same shape and contiguous: an input on the output's storage at the same address is
         // the identical view (in place); at another it overlaps partially or not at all, which

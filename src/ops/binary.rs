@@ -206,10 +206,10 @@ pub(crate) fn run_binary(
     out: Option<&DynTensor>,
 ) -> Result<Option<DynTensor>> {
     // The flat tier (`flat_pair`, `flat_with_scalar`): small contiguous operands of one shape.
-    let grain = cost(op).grain();
+    let cost = cost(op);
     match (a, b) {
         (Operand::Tensor(x), Operand::Tensor(y)) => {
-            if let Some(flat) = single::flat_operands_of([x, y], out, grain)
+            if let Some(flat) = single::flat_operands_of([x, y], out, cost)
                 && flat.numel > 1
                 && let Some(dtypes) = flat_dtypes(op, promote_types(x.dtype(), y.dtype()), &flat)
             {
@@ -217,7 +217,7 @@ pub(crate) fn run_binary(
             }
         }
         (Operand::Tensor(t), Operand::Scalar(_)) | (Operand::Scalar(_), Operand::Tensor(t)) => {
-            if let Some(flat) = single::flat_operands_of([t], out, grain)
+            if let Some(flat) = single::flat_operands_of([t], out, cost)
                 && flat.numel > 1
                 && let (ai, bi) = (operand_info(a), operand_info(b))
                 && let Some(dtypes) = flat_dtypes(op, scalar_promotion(&ai, &bi), &flat)
@@ -247,7 +247,7 @@ pub(crate) fn run_binary(
         bi,
         b_value,
     };
-    if let Some(mut run) = config.build_single_run(grain)? {
+    if let Some(mut run) = config.build_single_run(cost)? {
         call.plan_and_run(Exec::Single(&run))?;
         return Ok(run.take_output());
     }

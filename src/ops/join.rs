@@ -72,7 +72,10 @@ pub fn cat(tensors: &[&DynTensor], dim: isize) -> Result<DynTensor> {
                 shape: shape.clone(),
             })?;
     }
-    let out = DynTensor::zeros(dtype, &shape)?;
+    // SAFETY: the parts' copies below cover every index along `d` (their lengths sum to
+    // `shape[d]`) before `out` is returned; on an error it is dropped unread (with the parts'
+    // handles, which are local).
+    let out = unsafe { DynTensor::alloc_output(dtype, &shape, None, false)? };
     let mut at = 0usize;
     for t in tensors.iter().filter(|t| t.shape() != [0]) {
         let len = t.shape()[d];

@@ -18,6 +18,13 @@ where
     F: Functor<(C,)>,
     F::Output: Element,
 {
+    // A constant result is a fill of the output (`Functor::CONSTANT_RESULT`): the grain of
+    // its bytes alone (`isinf` of an i64 tensor moves one byte per element, not nine).
+    let cost = if F::CONSTANT_RESULT {
+        LoopCost::Grain(LoopCost::Cheap.grain(size_of::<F::Output>()))
+    } else {
+        cost
+    };
     exec.run(
         cost,
         &kernels::unary::<C, F>(f, exec.dtype(0), exec.dtype(1)),
@@ -123,10 +130,10 @@ pub(crate) fn run_unary_op(
             out,
         );
     }
-    let grain = LoopCost::from(op.info().cost).grain();
+    let cost = LoopCost::from(op.info().cost);
     // The flat tier: a given output must be of the result's dtype (the table's `out_dtype`,
     // what the iterator's rules give one input), else the general call casts into it.
-    if let Some(flat) = single::flat_operands_of([a], out, grain)
+    if let Some(flat) = single::flat_operands_of([a], out, cost)
         && flat.out.is_none_or(|o| o.dtype == op.out_dtype(compute))
     {
         return unary_flat(op, compute, &flat);
@@ -139,7 +146,7 @@ pub(crate) fn run_unary_op(
         out,
     );
     // Small flat ops run without an iterator's geometry (`iter::single`).
-    if let Some(mut run) = config.build_single_run(grain)? {
+    if let Some(mut run) = config.build_single_run(cost)? {
         run_op(op, compute, Exec::Single(&run))?;
         return Ok(run.take_output());
     }
