@@ -476,7 +476,8 @@ fn fused_half_groups_and_constant_results() {
 /// behaviour, so every output below is read whole. Each allocation site of the iterator: the
 /// flat tier, the fast set-up with a dense non-contiguous order (two transposed inputs), the
 /// general set-up (mixed orders), the special ops' iterator (`clamp`, `lerp`, `addcmul`,
-/// `masked_fill`, `where`, `to`), `contiguous`/`clone`'s copies and `cat`.
+/// `masked_fill`, `where`, `to`), `contiguous`/`clone`'s copies and `cat`;
+/// `full` and `from_fn`, which write their elements themselves.
 #[test]
 fn fresh_outputs_are_written_in_full() {
     let a = t(&[1.0, -2.0, 3.0, -4.0, 5.0, -6.0], &[2, 3]);
@@ -545,6 +546,18 @@ fn fresh_outputs_are_written_in_full() {
         cat.as_typed::<f32>().unwrap().to_vec(),
         [at.to_vec(), b.to_vec()].concat()
     );
+    // constructors that write every element themselves
+    assert_eq!(Tensor::<f32>::full(&[2, 2], -0.0).to_vec(), vec![-0.0; 4]);
+    assert!(
+        Tensor::<f32>::full(&[3], -0.0)
+            .to_vec()
+            .iter()
+            .all(|x| x.is_sign_negative())
+    );
+    assert_eq!(Tensor::<i64>::ones(&[3]).to_vec(), vec![1, 1, 1]);
+    assert_eq!(Tensor::<u8>::full(&[2], 0).to_vec(), vec![0, 0]);
+    let f = Tensor::<i32>::from_fn(&[2, 2], |i| i as i32 * 3).unwrap();
+    assert_eq!(f.to_vec(), vec![0, 3, 6, 9]);
     // nothing to write: empty and 0-d
     assert_eq!(t(&[], &[0, 3]).neg().numel(), 0);
     assert_eq!(Tensor::<f32>::scalar(2.0).neg().to_vec(), vec![-2.0]);

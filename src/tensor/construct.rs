@@ -31,7 +31,9 @@ impl<T: Element> Tensor<T> {
     /// A contiguous tensor whose element at row-major linear index `i` is `f(i)`.
     pub fn from_fn(shape: &[usize], f: impl FnMut(usize) -> T) -> Result<Self> {
         let mut f = f;
-        let t = Tensor::<T>::try_zeros(shape)?;
+        // SAFETY: every element is written below before the tensor is returned; a panic in `f`
+        // drops it unread.
+        let t = unsafe { Tensor::<T>::try_uninit(shape)? };
         let p = t.storage.as_mut_ptr();
         for i in 0..t.numel() {
             // SAFETY: a fresh contiguous storage of numel elements, not shared yet (`f` cannot

@@ -169,15 +169,18 @@ impl<T: Element> Tensor<T> {
 
     /// A contiguous tensor with every element `value`.
     pub fn try_full(shape: &[usize], value: T) -> Result<Self> {
-        let t = Self::try_zeros(shape)?;
-        let n = t.numel();
-        // Bitwise, not `!= ZERO`: -0.0 equals 0.0 but must still be written.
-        if !is_zero_bits(&value) {
-            let p = t.storage.as_mut_ptr();
-            for i in 0..n {
-                // SAFETY: fresh storage of n elements, not shared yet.
-                unsafe { p.add(i).write(value) };
-            }
+        // Bitwise, not `!= ZERO`: -0.0 equals 0.0 but must still be written. Zeros come from
+        // the allocator (calloc's untouched pages when large); any other value is written once
+        // into an uninitialised buffer.
+        if is_zero_bits(&value) {
+            return Self::try_zeros(shape);
+        }
+        // SAFETY: all n elements are written just below, before the tensor is returned.
+        let t = unsafe { Self::try_uninit(shape)? };
+        let (p, n) = (t.storage.as_mut_ptr(), t.numel());
+        for i in 0..n {
+            // SAFETY: fresh storage of n elements, not shared yet.
+            unsafe { p.add(i).write(value) };
         }
         Ok(t)
     }
