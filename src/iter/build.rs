@@ -225,11 +225,8 @@ fn set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<()> {
     // 5. dtypes
     let (common_dtype, out_dtype) = operand_types(cfg, it)?;
     let alloc_dtype = || single::alloc_dtype(cfg, out_dtype);
-    let alloc = |dtype, shape: &[usize], strides: Option<&[isize]>| {
-        // SAFETY: uninitialised only under `set_outputs_written_in_full`, whose caller writes
-        // every element first.
-        unsafe { DynTensor::alloc_output(dtype, shape, strides, !cfg.outputs_written_in_full) }
-    };
+    let alloc =
+        |dtype, shape: &[usize], strides: Option<&[isize]>| cfg.alloc_output(dtype, shape, strides);
 
     it.base = SmallBuf::filled(nt, core::ptr::null_mut());
     it.logical_shape = shape;
@@ -276,10 +273,7 @@ fn flat_set_up<'a>(cfg: &IterConfig<'a>, it: &mut TensorIterator<'a>) -> Result<
     }
     if out.is_none() {
         let dtype = single::alloc_dtype(cfg, out_dtype)?;
-        // SAFETY: uninitialised only under `set_outputs_written_in_full`, whose caller writes
-        // every element first.
-        let t =
-            unsafe { DynTensor::alloc_output(dtype, shape, None, !cfg.outputs_written_in_full)? };
+        let t = cfg.alloc_output(dtype, shape, None)?;
         it.operands[0].src = Src::Owned(it.owned.push(t));
         it.operands[0].dtype = dtype;
     }

@@ -40,7 +40,7 @@ pub struct IterConfig<'a> {
     pub(crate) static_dtype_misuse: bool,
     /// `declare_static_shape`: (shape, squash dims); boxed, rarely used, keeps the config small.
     pub(crate) static_shape: Option<Box<(DimVec<usize>, DimVec<usize>)>>,
-    /// Allocated outputs are left uninitialised ([`IterConfig::outputs_written_in_full`]).
+    /// Allocated outputs are left uninitialised ([`IterConfig::set_outputs_written_in_full`]).
     pub(super) outputs_written_in_full: bool,
 }
 
@@ -212,6 +212,21 @@ impl<'a> IterConfig<'a> {
     #[inline(always)]
     pub(crate) unsafe fn set_outputs_written_in_full(&mut self) {
         self.outputs_written_in_full = true;
+    }
+
+    /// An allocated output of this config: uninitialised under
+    /// [`IterConfig::set_outputs_written_in_full`], else zeroed; `strides` `None`: contiguous.
+    #[inline]
+    pub(super) fn alloc_output(
+        &self,
+        dtype: DType,
+        shape: &[usize],
+        strides: Option<&[isize]>,
+    ) -> Result<DynTensor> {
+        let zeroed = !self.outputs_written_in_full;
+        // SAFETY: uninitialised only under `set_outputs_written_in_full`, whose caller writes
+        // every element before any is read or the outputs are taken.
+        unsafe { DynTensor::alloc_output(dtype, shape, strides, zeroed) }
     }
 
     #[inline]

@@ -184,10 +184,7 @@ impl<'a> IterConfig<'a> {
             }
             None => {
                 let dtype = alloc_dtype(self, out_dtype)?;
-                let zeroed = !self.outputs_written_in_full;
-                // SAFETY: uninitialised only under `set_outputs_written_in_full`, whose caller
-                // writes every element first.
-                let t = unsafe { DynTensor::alloc_output(dtype, flat.shape, None, zeroed)? };
+                let t = self.alloc_output(dtype, flat.shape, None)?;
                 (run.ptrs[0], run.dtypes[0]) = (t.data_ptr_bytes(), dtype);
                 run.allocated = Some(t);
             }
