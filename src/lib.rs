@@ -63,7 +63,7 @@ pub use dyn_tensor::{DynElement, DynTensor};
 #[cfg(feature = "std")]
 pub use error::{Error, Result};
 #[cfg(feature = "std")]
-pub use iter::{IterConfig, LoopCost, TensorIterator};
+pub use iter::{ElementBytes, IterConfig, LoopCost, TensorIterator};
 #[cfg(feature = "std")]
 pub use kernels::isa::{VectorIsa, limit_vector_isa, vector_isa};
 #[cfg(feature = "std")]

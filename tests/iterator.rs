@@ -4,7 +4,10 @@
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use weft::storage::Storage;
-use weft::{DType, DynTensor, Error, IterConfig, Layout, LoopCost, Scalar, Tensor, TensorIterator};
+use weft::{
+    DType, DynTensor, ElementBytes, Error, IterConfig, Layout, LoopCost, Scalar, Tensor,
+    TensorIterator,
+};
 
 // ---------- helpers ----------
 
@@ -773,19 +776,53 @@ fn proptest_visits_every_element_once() {
     runner.run(&case_strategy(), |c| check_case(&c)).unwrap();
 }
 
-/// The grains: a memory-bound (`Cheap`) loop's is 256 KiB of its widest operand, at most 65536
-/// elements; the compute classes' are counts of elements; an explicit grain is itself.
+/// The grains: a memory-bound (`Cheap`) loop's is 256 KiB of its widest operand or 384 KiB of
+/// the bytes an element moves (its operands' sizes summed), whichever is fewer, at most 65536
+/// elements; the compute classes' are counts of elements; an explicit grain is itself. A loop
+/// is serial below two pieces of at least 8192 elements (an explicit grain's pieces are the
+/// grain).
 #[test]
-fn grains_by_cost_and_element_size() {
-    for (widest, cheap) in [(1, 65536), (2, 65536), (4, 65536), (8, 32768), (16, 16384)] {
-        assert_eq!(
-            LoopCost::Cheap.grain(widest),
-            cheap,
-            "{widest}-byte elements"
-        );
-        assert_eq!(LoopCost::Moderate.grain(widest), 16384);
-        assert_eq!(LoopCost::Expensive.grain(widest), 2048);
-        assert_eq!(LoopCost::Grain(7).grain(widest), 7);
-        assert_eq!(LoopCost::Grain(0).grain(widest), 1);
+fn grains_by_cost_and_bytes_moved() {
+    let of = |sizes: &[usize]| ElementBytes::of(sizes.iter().copied());
+    assert_eq!(
+        of(&[4, 4, 1]),
+        ElementBytes {
+            widest: 4,
+            total: 9
+        }
+    );
+    for (sizes, cheap) in [
+        (&[1, 1, 1][..], 65536),
+        (&[4, 4], 49152),
+        (&[4, 4, 4], 32768),
+        (&[2, 8], 32768),
+        (&[8, 8, 8], 16384),
+        (&[16], 16384),
+    ] {
+        let bytes = of(sizes);
+        assert_eq!(LoopCost::Cheap.grain(bytes), cheap, "{sizes:?}");
+        assert_eq!(LoopCost::Moderate.grain(bytes), 16384);
+        assert_eq!(LoopCost::Expensive.grain(bytes), 2048);
+        assert_eq!(LoopCost::Grain(7).grain(bytes), 7);
+        assert_eq!(LoopCost::Grain(0).grain(bytes), 1);
     }
+    // 64K elements: an f32 add (out and two inputs) splits; a compare into bool and a unary
+    // f32 op do not; an f64 unary op and an f64 -> f16 cast do.
+    let cheap = |n: usize, sizes: &[usize]| LoopCost::Cheap.is_serial(n, of(sizes));
+    assert!(!cheap(65536, &[4, 4, 4]));
+    assert!(cheap(65535, &[4, 4, 4]));
+    assert!(cheap(65536, &[1, 4, 4]));
+    assert!(cheap(65536, &[4, 4]));
+    assert!(!cheap(65536, &[8, 8]));
+    assert!(!cheap(65536, &[2, 8]));
+    // The compute classes: pieces of at least 8192 elements.
+    let f32_unary = of(&[4, 4]);
+    assert!(LoopCost::Expensive.is_serial(16383, f32_unary));
+    assert!(!LoopCost::Expensive.is_serial(16384, f32_unary));
+    assert!(LoopCost::Moderate.is_serial(32767, f32_unary));
+    assert!(!LoopCost::Moderate.is_serial(32768, f32_unary));
+    // An explicit grain is the piece itself.
+    assert!(!LoopCost::Grain(1).is_serial(2, f32_unary));
+    assert!(LoopCost::Grain(1).is_serial(1, f32_unary));
+    assert!(LoopCost::Grain(usize::MAX).is_serial(usize::MAX, f32_unary));
 }

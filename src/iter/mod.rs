@@ -59,7 +59,7 @@ pub(crate) mod single;
 pub(crate) use build::broadcast as broadcast_shapes;
 pub use config::IterConfig;
 pub(crate) use overlap::is_non_overlapping_and_dense;
-pub use run::LoopCost;
+pub use run::{ElementBytes, LoopCost};
 
 use crate::dtype::DType;
 use crate::dyn_tensor::{DynTensor, TensorParts};

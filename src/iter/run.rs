@@ -13,9 +13,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// which a loop runs serially. A chunk should carry well over rayon's dispatch cost (a few µs),
 /// so the grains aim at roughly 30-60 µs of work per chunk on one core:
 ///
-/// * `Cheap` (~1 ns/element: add, mul, copy, compare; memory-bound): 256 KiB of the widest
-///   operand, at most 65536 elements (32768 of 8 bytes: a 64K-element f64 `sub` moves 1.5 MB,
-///   ~20 µs on one core, and ran at half PyTorch's 2-thread time when kept on one);
+/// * `Cheap` (~1 ns/element: add, mul, copy, compare, casts; memory-bound): 256 KiB of the
+///   widest operand or 384 KiB of the bytes the loop moves (every iterated operand's element
+///   size, summed), whichever is fewer elements, at most 65536. A 64K-element f64 `sub` splits
+///   (kept on one thread it ran at 2x PyTorch's 2-thread time), an f64 -> f16 cast too (10
+///   bytes an element, but the conversion is not free), and a 64K f32 add (12 bytes) splits in
+///   two as PyTorch's does (1.2x its time on one thread); a compare into bool (9) or a unary f32
+///   op (8) stays on one: split, 31 such rows ran slower at 2 threads than at 1 (BENCHMARKS.md
+///   round 32);
 /// * `Moderate` (~5 ns/element: division, casts through f16/bf16, `where`): 16384;
 /// * `Expensive` (~20+ ns/element: exp, tanh, erf, pow): 2048;
 /// * `Grain(n)`: an explicit grain (tests use `Grain(1)` to force the parallel split).
@@ -38,26 +43,79 @@ impl From<crate::functors::table::Cost> for LoopCost {
     }
 }
 
-impl LoopCost {
-    /// The least grain of any loop of this cost (no element is wider than 8 bytes).
-    #[inline]
-    pub fn least_grain(self) -> usize {
-        self.grain(8)
-    }
+/// What one element of a loop moves: its iterated operands' element sizes, the widest and
+/// their sum ([`LoopCost::grain`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ElementBytes {
+    pub widest: usize,
+    pub total: usize,
+}
 
-    /// The grain of loops whose widest operand element is `widest` bytes.
-    pub fn grain(self, widest: usize) -> usize {
+impl ElementBytes {
+    /// Of operands of `sizes` bytes.
+    pub fn of(sizes: impl IntoIterator<Item = usize>) -> ElementBytes {
+        sizes.into_iter().fold(
+            ElementBytes {
+                widest: 0,
+                total: 0,
+            },
+            |b, s| ElementBytes {
+                widest: b.widest.max(s),
+                total: b.total + s,
+            },
+        )
+    }
+}
+
+impl LoopCost {
+    /// The grain of loops moving `bytes` per element.
+    pub fn grain(self, bytes: ElementBytes) -> usize {
         match self {
-            LoopCost::Cheap => (CHEAP_GRAIN_BYTES / widest.max(1)).min(65536),
+            LoopCost::Cheap => (CHEAP_GRAIN_WIDEST_BYTES / bytes.widest.max(1))
+                .min(CHEAP_GRAIN_MOVED_BYTES / bytes.total.max(1))
+                .min(65536),
             LoopCost::Moderate => 16384,
             LoopCost::Expensive => 2048,
             LoopCost::Grain(n) => n.max(1),
         }
     }
+
+    /// The least elements of one piece [`TensorIterator::par_run`] hands out: the grain, and
+    /// [`PIECE_MIN`] for the cost classes (an explicit grain, as tests give to force the split,
+    /// is taken as it is).
+    pub fn least_piece(self, bytes: ElementBytes) -> usize {
+        match self {
+            LoopCost::Grain(n) => n.max(1),
+            class => class.grain(bytes).max(PIECE_MIN),
+        }
+    }
+
+    /// Whether a loop of `n` elements moving `bytes` per element runs on one thread whatever
+    /// the pool: it holds fewer than two pieces.
+    #[inline]
+    pub fn is_serial(self, n: usize, bytes: ElementBytes) -> bool {
+        n / self.least_piece(bytes) < 2
+    }
+
+    /// [`LoopCost::is_serial`] for any loop of at most [`FLAT_MAX_BYTES`], without
+    /// summing its operands' sizes (tiny ops test this first).
+    #[inline]
+    pub(crate) fn is_serial_for_any_flat_op(self, n: usize) -> bool {
+        self.is_serial(n, FLAT_MAX_BYTES)
+    }
 }
 
-/// [`LoopCost::Cheap`]'s grain in bytes of the widest operand.
-const CHEAP_GRAIN_BYTES: usize = 256 << 10;
+/// [`LoopCost::Cheap`]'s grain in bytes of the widest operand ...
+const CHEAP_GRAIN_WIDEST_BYTES: usize = 256 << 10;
+/// ... and in bytes moved.
+const CHEAP_GRAIN_MOVED_BYTES: usize = 384 << 10;
+
+/// The most bytes per element of a flat op (`iter::single`): an output and three inputs of 8
+/// bytes.
+pub(crate) const FLAT_MAX_BYTES: ElementBytes = ElementBytes {
+    widest: 8,
+    total: 32,
+};
 
 /// The smallest piece [`TensorIterator::par_run`] hands out (elements).
 const PIECE_MIN: usize = 8192;
@@ -171,10 +229,22 @@ impl TensorIterator<'_> {
         }
     }
 
-    /// `cost`'s grain for this loop's operands ([`LoopCost::grain`]).
-    fn grain(&self, cost: LoopCost) -> usize {
-        let widest = self.operands.iter().map(|o| o.dtype.size()).max();
-        cost.grain(widest.unwrap_or(1))
+    /// What one element of this loop moves: the element sizes of the operands it iterates (a
+    /// broadcast one, stride 0 in every dim, is read from L1 and not counted).
+    fn element_bytes(&self) -> ElementBytes {
+        let nd = self.ndim();
+        let iterated =
+            |i: usize| nd == 0 || self.strides[i * nd..(i + 1) * nd].iter().any(|&s| s != 0);
+        ElementBytes::of(
+            (0..self.operands.len())
+                .filter(|&i| iterated(i))
+                .map(|i| self.operands[i].dtype.size()),
+        )
+    }
+
+    /// Whether this loop runs on one thread whatever the pool ([`LoopCost::is_serial`]).
+    fn is_serial(&self, cost: LoopCost) -> bool {
+        cost.is_serial(self.numel, self.element_bytes())
     }
 
     /// The whole iteration as one serial run `(ptrs, strides, n)`, when it is one: at most one
@@ -183,7 +253,7 @@ impl TensorIterator<'_> {
     #[inline]
     pub(crate) fn single_run(&self, cost: LoopCost) -> Option<(&[*mut u8], &[isize], usize)> {
         let n = self.numel;
-        (self.ndim() == 1 && n > 0 && n <= self.grain(cost))
+        (self.ndim() == 1 && n > 0 && self.is_serial(cost))
             .then(|| (&self.base[..], &self.strides[..], n))
     }
 
@@ -203,21 +273,15 @@ impl TensorIterator<'_> {
         if n == 0 {
             return Ok(());
         }
+        // Pieces of at least a grain (and PIECE_MIN: a piece costs an atomic and an
+        // odometer start; `LoopCost::least_piece`), about 16 per thread on large loops.
+        let least = cost.least_piece(self.element_bytes());
         // Small loops never touch the thread pool (not even to ask its size).
-        let grain = self.grain(cost);
-        if n <= grain {
+        if n / least < 2 {
             return body(0..n);
         }
         let threads = rayon::current_num_threads();
-        // Pieces of at least a grain (and PIECE_MIN: a piece costs an atomic and an
-        // odometer start; an explicit grain, as tests give to force the split, is taken as
-        // it is), about 16 per thread on large loops.
         let explicit = matches!(cost, LoopCost::Grain(_));
-        let least = if explicit {
-            grain
-        } else {
-            grain.max(PIECE_MIN)
-        };
         let mut piece = least.max(n.div_ceil(16 * threads));
         // Whole rows, at least TILED_MIN_EXTENT of them: a row cut costs a kernel call per
         // part, and a piece of fewer rows cannot take the transposed tiles (a 64K transposed
@@ -230,10 +294,24 @@ impl TensorIterator<'_> {
                 .div_ceil(row)
                 * row;
         }
-        // The last piece takes the remainder (every piece stays at least `piece` long).
-        let pieces = n / piece;
+        let mut pieces = n / piece;
         if threads <= 1 || pieces <= 1 {
             return body(0..n);
+        }
+        // An explicit grain's last piece takes the remainder (every piece stays at least
+        // `piece` long).
+        if !explicit {
+            // Even pieces: the remainder spread over all of them, in whole rows (a 64K-element
+            // i64 compare cut at 23130 elements left 42406 to one thread, 2x the time of even
+            // halves). The pieces are no shorter than before but for the last, which is at
+            // most as long as the others.
+            let row = if self.ndim() >= 2 {
+                self.shape[0].max(1)
+            } else {
+                1
+            };
+            piece = (n / row).div_ceil(pieces) * row;
+            pieces = n.div_ceil(piece);
         }
         let at = |c: usize| if c == pieces { n } else { c * piece };
         let next = AtomicUsize::new(0);

@@ -13,7 +13,7 @@
 use super::INLINE_OPERANDS;
 use super::build::{InputType, compute_types, invalid};
 use super::config::IterConfig;
-use super::run::LoopCost;
+use super::run::{ElementBytes, LoopCost};
 use crate::dtype::DType;
 use crate::dyn_tensor::{DynTensor, TensorParts};
 use crate::error::Result;
@@ -155,18 +155,19 @@ impl<'a> IterConfig<'a> {
         let Some(flat) = flat_operands(self) else {
             return Ok(None);
         };
-        let widest = || {
-            let sizes = flat
-                .ins
-                .into_iter()
-                .chain(&flat.out)
-                .map(|p| p.dtype.size());
-            sizes.max().unwrap_or(1)
-        };
-        if flat.numel == 0 || !within_grain(flat.numel, cost, widest) {
+        if flat.numel == 0 {
             return Ok(None);
         }
+        // (The full build gives the same errors.)
         let (common_dtype, out_dtype) = flat.types(self)?;
+        let bytes = || {
+            let out = flat.out.map(|o| o.dtype).or(out_dtype);
+            let ins = (&flat.ins).into_iter().map(|p| p.dtype.size());
+            ElementBytes::of(ins.chain([out.map_or(1, DType::size)]))
+        };
+        if !is_serial(flat.numel, cost, bytes) {
+            return Ok(None);
+        }
         let mut run = SingleRun {
             ptrs: [core::ptr::null_mut(); INLINE_OPERANDS],
             dtypes: [DType::Bool; INLINE_OPERANDS],
@@ -197,7 +198,7 @@ impl<'a> IterConfig<'a> {
 }
 
 /// A flat op of `N` inputs (one or two), tested straight from the tensors (no config): inputs
-/// of one shape, from 1 element to one thread's work (`within_grain`), contiguous, and the
+/// of one shape and at least one element, contiguous, and the
 /// output (when given) of that shape, contiguous, and no input on its storage other than the
 /// identical view. The dtypes are the
 /// caller's (`ops::binary`'s and `ops::unary`'s flat tiers: dimensioned tensors promote by the
@@ -208,20 +209,31 @@ pub(crate) struct FlatOperands<'a, const N: usize> {
     pub(crate) numel: usize,
 }
 
-/// Whether `numel` elements are one thread's work for a loop of `cost` over operands of
-/// `widest()` bytes at most ([`LoopCost::grain`]; the inputs' and a given output's: an output
-/// to allocate is not known yet), called only past the least grain: tiny ops skip it.
+/// Whether `numel` elements are one thread's work for a loop of `cost` moving `bytes()` bytes
+/// per element ([`LoopCost::is_serial`]), called only past the bound for any flat op: tiny ops
+/// skip it.
 #[inline(always)]
-fn within_grain(numel: usize, cost: LoopCost, widest: impl FnOnce() -> usize) -> bool {
-    numel <= cost.least_grain() || numel <= cost.grain(widest())
+fn is_serial(numel: usize, cost: LoopCost, bytes: impl FnOnce() -> ElementBytes) -> bool {
+    cost.is_serial_for_any_flat_op(numel) || cost.is_serial(numel, bytes())
 }
 
-/// The [`FlatOperands`] of `out = op(ins...)`, or `None`.
+impl<const N: usize> FlatOperands<'_, N> {
+    /// Whether the op is one thread's work for a loop of `cost` writing `out_dtype`
+    /// ([`LoopCost::is_serial`]): the flat tiers run only then.
+    #[inline(always)]
+    pub(crate) fn is_serial(&self, cost: LoopCost, out_dtype: DType) -> bool {
+        let ins = self.ins.iter().map(|p| p.dtype.size());
+        let bytes = || ElementBytes::of(ins.chain([out_dtype.size()]));
+        is_serial(self.numel, cost, bytes)
+    }
+}
+
+/// The [`FlatOperands`] of `out = op(ins...)` (any size: see [`FlatOperands::is_serial`]), or
+/// `None`.
 #[inline(always)]
 pub(crate) fn flat_operands_of<'a, const N: usize>(
     ins: [&'a DynTensor; N],
     out: Option<&'a DynTensor>,
-    cost: LoopCost,
 ) -> Option<FlatOperands<'a, N>> {
     let ins = ins.map(|t| t.parts());
     let shape = ins[0].layout.shape();
@@ -237,13 +249,6 @@ pub(crate) fn flat_operands_of<'a, const N: usize>(
         return None;
     }
     let out = out.map(|o| o.parts());
-    let widest = || {
-        let sizes = ins.iter().chain(&out).map(|p| p.dtype.size());
-        sizes.max().unwrap_or(1)
-    };
-    if !within_grain(numel, cost, widest) {
-        return None;
-    }
     if let Some(o) = out {
         // Same shape and contiguous: an input on the output's storage at the same address is
         // the identical view (in place); at another it overlaps partially or not at all, which

@@ -209,18 +209,20 @@ pub(crate) fn run_binary(
     let cost = cost(op);
     match (a, b) {
         (Operand::Tensor(x), Operand::Tensor(y)) => {
-            if let Some(flat) = single::flat_operands_of([x, y], out, cost)
+            if let Some(flat) = single::flat_operands_of([x, y], out)
                 && flat.numel > 1
                 && let Some(dtypes) = flat_dtypes(op, promote_types(x.dtype(), y.dtype()), &flat)
+                && flat.is_serial(cost, dtypes.1)
             {
                 return flat_pair(op, x, y, &flat, dtypes);
             }
         }
         (Operand::Tensor(t), Operand::Scalar(_)) | (Operand::Scalar(_), Operand::Tensor(t)) => {
-            if let Some(flat) = single::flat_operands_of([t], out, cost)
+            if let Some(flat) = single::flat_operands_of([t], out)
                 && flat.numel > 1
                 && let (ai, bi) = (operand_info(a), operand_info(b))
                 && let Some(dtypes) = flat_dtypes(op, scalar_promotion(&ai, &bi), &flat)
+                && flat.is_serial(cost, dtypes.1)
             {
                 return flat_with_scalar(op, a, b, [ai, bi], &flat, dtypes);
             }

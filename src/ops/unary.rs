@@ -8,7 +8,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::functors::{self as f, Functor, OpFlag, UnaryOp};
 use crate::iter::single::{self, FlatOperands, SingleRun};
-use crate::iter::{IterConfig, LoopCost};
+use crate::iter::{ElementBytes, IterConfig, LoopCost};
 use crate::kernels;
 
 /// Runs `f: (C,) -> O` over operands `[out, input]`.
@@ -21,7 +21,7 @@ where
     // A constant result is a fill of the output (`Functor::CONSTANT_RESULT`): the grain of
     // its bytes alone (`isinf` of an i64 tensor moves one byte per element, not nine).
     let cost = if F::CONSTANT_RESULT {
-        LoopCost::Grain(LoopCost::Cheap.grain(size_of::<F::Output>()))
+        LoopCost::Grain(LoopCost::Cheap.grain(ElementBytes::of([size_of::<F::Output>()])))
     } else {
         cost
     };
@@ -133,8 +133,9 @@ pub(crate) fn run_unary_op(
     let cost = LoopCost::from(op.info().cost);
     // The flat tier: a given output must be of the result's dtype (the table's `out_dtype`,
     // what the iterator's rules give one input), else the general call casts into it.
-    if let Some(flat) = single::flat_operands_of([a], out, cost)
+    if let Some(flat) = single::flat_operands_of([a], out)
         && flat.out.is_none_or(|o| o.dtype == op.out_dtype(compute))
+        && flat.is_serial(cost, op.out_dtype(compute))
     {
         return unary_flat(op, compute, &flat);
     }
