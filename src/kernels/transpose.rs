@@ -63,7 +63,7 @@ pub(super) fn transposed_tiles(
         .min()
         .unwrap_or(1)
         .max(1);
-    // No larger than the block: a small transposed op allocates (and zeroes) a small buffer.
+    // No larger than the block: a small transposed op needs a small buffer.
     let tile_rows = (TILE_RUN_BYTES / narrowest).max(TILE_ROWS).min(n1);
     let cols = (TILE_ROW_BYTES / widest).max(1).min(n0);
     // Buffer rows of `pitch` elements (of each slot's own size, at most `widest` bytes).
@@ -72,55 +72,94 @@ pub(super) fn transposed_tiles(
     let count = (1..nt).filter(|&i| gathered(i)).count();
     // 8-byte cells, so that every element type is aligned in the buffer.
     let cells = count * slot_bytes / 8;
-    let mut buf: Vec<u64> = Vec::new();
-    if buf.try_reserve_exact(cells).is_err() {
-        return false;
-    }
-    buf.resize(cells, 0);
-    let base = buf.as_mut_ptr() as *mut u8;
-    let mut slot = [usize::MAX; MAX_WALK_OPERANDS];
-    let mut st = [0isize; MAX_WALK_OPERANDS];
-    let mut next = 0;
-    for i in 0..nt {
-        st[i] = inner[i];
-        if gathered(i) {
-            slot[i] = next;
-            next += 1;
-            st[i] = sizes[i] as isize;
-        }
-    }
-    let mut p = [core::ptr::null_mut::<u8>(); MAX_WALK_OPERANDS];
-    for j0 in (0..n1).step_by(tile_rows) {
-        let jn = tile_rows.min(n1 - j0);
-        for i0 in (0..n0).step_by(cols) {
-            let m = cols.min(n0 - i0);
-            for i in 0..nt {
-                if slot[i] == usize::MAX {
-                    continue;
-                }
-                let dst = base.wrapping_add(slot[i] * slot_bytes);
-                let src = ptrs[i].wrapping_offset(j0 as isize * outer[i] + i0 as isize * inner[i]);
-                // SAFETY: the iterator's contract: the tile's `jn x m` elements of operand i are
-                // valid (source line c at `src + c * inner[i]` holds `jn` contiguous elements);
-                // the slot holds tile_rows * pitch >= jn * pitch elements of sizes[i] <= widest
-                // bytes, 8-byte aligned, and is this call's own.
-                unsafe { gather_tile(src, inner[i], jn, m, sizes[i], dst, pitch) };
-            }
-            for j in 0..jn {
-                for (i, q) in p[..nt].iter_mut().enumerate() {
-                    *q = if slot[i] != usize::MAX {
-                        base.wrapping_add(slot[i] * slot_bytes + j * pitch * sizes[i])
-                    } else {
-                        ptrs[i]
-                            .wrapping_offset((j0 + j) as isize * outer[i] + i0 as isize * inner[i])
-                    };
-                }
-                k(&p[..nt], &st[..nt], m);
+    with_tile_cells(cells, |buf| {
+        let base = buf.as_mut_ptr() as *mut u8;
+        let mut slot = [usize::MAX; MAX_WALK_OPERANDS];
+        let mut st = [0isize; MAX_WALK_OPERANDS];
+        let mut next = 0;
+        for i in 0..nt {
+            st[i] = inner[i];
+            if gathered(i) {
+                slot[i] = next;
+                next += 1;
+                st[i] = sizes[i] as isize;
             }
         }
-    }
-    true
+        let mut p = [core::ptr::null_mut::<u8>(); MAX_WALK_OPERANDS];
+        for j0 in (0..n1).step_by(tile_rows) {
+            let jn = tile_rows.min(n1 - j0);
+            for i0 in (0..n0).step_by(cols) {
+                let m = cols.min(n0 - i0);
+                for i in 0..nt {
+                    if slot[i] == usize::MAX {
+                        continue;
+                    }
+                    let dst = base.wrapping_add(slot[i] * slot_bytes);
+                    let src =
+                        ptrs[i].wrapping_offset(j0 as isize * outer[i] + i0 as isize * inner[i]);
+                    // SAFETY: the iterator's contract: the tile's `jn x m` elements of operand i are
+                    // valid (source line c at `src + c * inner[i]` holds `jn` contiguous elements);
+                    // the slot holds tile_rows * pitch >= jn * pitch elements of sizes[i] <= widest
+                    // bytes, 8-byte aligned, and is this call's own.
+                    unsafe { gather_tile(src, inner[i], jn, m, sizes[i], dst, pitch) };
+                }
+                for j in 0..jn {
+                    for (i, q) in p[..nt].iter_mut().enumerate() {
+                        *q = if slot[i] != usize::MAX {
+                            base.wrapping_add(slot[i] * slot_bytes + j * pitch * sizes[i])
+                        } else {
+                            ptrs[i].wrapping_offset(
+                                (j0 + j) as isize * outer[i] + i0 as isize * inner[i],
+                            )
+                        };
+                    }
+                    k(&p[..nt], &st[..nt], m);
+                }
+            }
+        }
+    })
+    .is_some()
 }
+
+/// Runs `walk` over `cells` 8-byte cells of scratch: this thread's kept buffer, grown (and
+/// zeroed) only when short, or, when that one is in use (a functor that runs a transposed op
+/// itself) or larger than [`KEPT_TILE_CELLS`], a fresh one. `None` (and `walk` not run) when the
+/// cells cannot be allocated. The cells hold whatever an earlier walk left: a walk reads only
+/// the elements its gather wrote. (A fresh zeroed buffer per call cost a 64K-element f32
+/// transposed add ~8% of its time in `memset`, and its time depended on the heap's state.)
+fn with_tile_cells(cells: usize, walk: impl FnOnce(&mut [u64])) -> Option<()> {
+    thread_local! {
+        static KEPT: core::cell::RefCell<Vec<u64>> = const { core::cell::RefCell::new(Vec::new()) };
+    }
+    fn grow(v: &mut Vec<u64>, cells: usize) -> Option<()> {
+        if v.len() < cells {
+            v.try_reserve_exact(cells - v.len()).ok()?;
+            v.resize(cells, 0);
+        }
+        Some(())
+    }
+    let mut walk = Some(walk);
+    if cells <= KEPT_TILE_CELLS {
+        let kept = KEPT.try_with(|k| {
+            let mut v = k.try_borrow_mut().ok()?;
+            grow(&mut v, cells)?;
+            (walk.take()?)(&mut v[..cells]);
+            Some(())
+        });
+        if let Ok(Some(())) = kept {
+            return Some(());
+        }
+    }
+    let mut own = Vec::new();
+    grow(&mut own, cells)?;
+    (walk?)(&mut own);
+    Some(())
+}
+
+/// The most cells (2 MiB) a thread keeps between transposed walks: one gathered input of any
+/// size (a u8 tile is ~1 MiB) or two of 2 bytes or more; the tiles of more 1-byte inputs (up
+/// to ~3 MiB) are allocated per call.
+const KEPT_TILE_CELLS: usize = (2 << 20) / 8;
 
 /// Copies a `rows x cols` tile of `e`-byte elements at `src` (byte strides: `col_stride` from
 /// one source line to the next, `e` along a line: source line `c` holds the tile's column `c`)
