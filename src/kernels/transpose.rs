@@ -553,52 +553,66 @@ mod x86 {
         }
     }
 
-    /// 8 x 8 four-byte elements (AVX: two rounds within 128-bit lanes, then lane swaps).
+    /// 8 x 8 four-byte elements (AVX). The lanes are paired by the loads: line k's half `h`
+    /// (4 elements) in the low lane and line k + 4's in the high one (`vinsertf128` from memory
+    /// runs on the load ports), so the shuffle port sees two rounds of 8 unpacks and shuffles
+    /// instead of three with the lane swaps (`vperm2f128`) of a whole-line load.
     pub(super) struct Words8;
     impl Block for Words8 {
         const B: usize = 8;
         const E: usize = 4;
         #[inline(always)]
         unsafe fn transpose(s: *const u8, ss: isize, d: *mut u8, ds: isize) {
-            // SAFETY: the trait's contract (8 lines of 32 bytes, 8 rows of 32 bytes); AVX is
-            // present (only called from `gather_avx_words`).
+            // SAFETY: the trait's contract (8 lines of 32 bytes, read as two 16-byte halves;
+            // 8 rows of 32 bytes); AVX is present (only called from `gather_avx_words`).
             unsafe {
-                let l = |k: isize| s.offset(k * ss) as *const f32;
-                let r0 = _mm256_loadu_ps(l(0));
-                let r1 = _mm256_loadu_ps(l(1));
-                let r2 = _mm256_loadu_ps(l(2));
-                let r3 = _mm256_loadu_ps(l(3));
-                let r4 = _mm256_loadu_ps(l(4));
-                let r5 = _mm256_loadu_ps(l(5));
-                let r6 = _mm256_loadu_ps(l(6));
-                let r7 = _mm256_loadu_ps(l(7));
-                // t: pairs of lines interleaved within each 128-bit lane.
-                let (t0, t1) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
-                let (t2, t3) = (_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
-                let (t4, t5) = (_mm256_unpacklo_ps(r4, r5), _mm256_unpackhi_ps(r4, r5));
-                let (t6, t7) = (_mm256_unpacklo_ps(r6, r7), _mm256_unpackhi_ps(r6, r7));
-                // u[q] (u[4 + q]): lines 0..4 (4..8) of element q in the low lane, q + 4 in the
-                // high one.
-                let u = [
-                    _mm256_shuffle_ps::<0x44>(t0, t2),
-                    _mm256_shuffle_ps::<0xEE>(t0, t2),
-                    _mm256_shuffle_ps::<0x44>(t1, t3),
-                    _mm256_shuffle_ps::<0xEE>(t1, t3),
-                    _mm256_shuffle_ps::<0x44>(t4, t6),
-                    _mm256_shuffle_ps::<0xEE>(t4, t6),
-                    _mm256_shuffle_ps::<0x44>(t5, t7),
-                    _mm256_shuffle_ps::<0xEE>(t5, t7),
+                let l = |k: isize, h: usize| (s.offset(k * ss) as *const f32).add(4 * h);
+                // r[4h + k]: half h of lines k (low lane) and k + 4 (high lane).
+                let r = [
+                    _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_loadu_ps(l(0, 0))),
+                        _mm_loadu_ps(l(4, 0)),
+                    ),
+                    _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_loadu_ps(l(1, 0))),
+                        _mm_loadu_ps(l(5, 0)),
+                    ),
+                    _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_loadu_ps(l(2, 0))),
+                        _mm_loadu_ps(l(6, 0)),
+                    ),
+                    _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_loadu_ps(l(3, 0))),
+                        _mm_loadu_ps(l(7, 0)),
+                    ),
+                    _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_loadu_ps(l(0, 1))),
+                        _mm_loadu_ps(l(4, 1)),
+                    ),
+                    _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_loadu_ps(l(1, 1))),
+                        _mm_loadu_ps(l(5, 1)),
+                    ),
+                    _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_loadu_ps(l(2, 1))),
+                        _mm_loadu_ps(l(6, 1)),
+                    ),
+                    _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_loadu_ps(l(3, 1))),
+                        _mm_loadu_ps(l(7, 1)),
+                    ),
                 ];
-                for q in 0..4 {
-                    let (lo, hi) = (d.offset(q as isize * ds), d.offset((q + 4) as isize * ds));
-                    _mm256_storeu_ps(
-                        lo as *mut f32,
-                        _mm256_permute2f128_ps::<0x20>(u[q], u[4 + q]),
-                    );
-                    _mm256_storeu_ps(
-                        hi as *mut f32,
-                        _mm256_permute2f128_ps::<0x31>(u[q], u[4 + q]),
-                    );
+                for h in 0..2 {
+                    let (a, b, c, e) = (r[4 * h], r[4 * h + 1], r[4 * h + 2], r[4 * h + 3]);
+                    let (t0, t1) = (_mm256_unpacklo_ps(a, b), _mm256_unpackhi_ps(a, b));
+                    let (t2, t3) = (_mm256_unpacklo_ps(c, e), _mm256_unpackhi_ps(c, e));
+                    // Destination row 4h + q: element 4h + q of lines 0..4 (low lane) and
+                    // 4..8 (high lane).
+                    let row = |q: usize| d.offset((4 * h + q) as isize * ds) as *mut f32;
+                    _mm256_storeu_ps(row(0), _mm256_shuffle_ps::<0x44>(t0, t2));
+                    _mm256_storeu_ps(row(1), _mm256_shuffle_ps::<0xEE>(t0, t2));
+                    _mm256_storeu_ps(row(2), _mm256_shuffle_ps::<0x44>(t1, t3));
+                    _mm256_storeu_ps(row(3), _mm256_shuffle_ps::<0xEE>(t1, t3));
                 }
             }
         }
