@@ -366,6 +366,19 @@ pub fn is_positive_normal_f32(x: f32) -> bool {
 #[inline(always)]
 fn log_poly(f: f32) -> (f32, f32) {
     let z = f * f;
+    (log_poly_p(f) * f * z, z)
+}
+
+/// `ln(1 + f) - f` for f in [√½ - 1, √2 - 1]: `f²·(f·P(f) - ½)`, [`log_poly`]'s terms in two
+/// operations after P (one fma for `f·P - ½`, one product) instead of four.
+#[inline(always)]
+fn log1p_minus_f(f: f32) -> f32 {
+    (f * f) * fma_f32(log_poly_p(f), f, -0.5)
+}
+
+/// Cephes `logf`'s P (degree 8): `ln(1 + f) ≈ f - f²/2 + f³·P(f)`.
+#[inline(always)]
+fn log_poly_p(f: f32) -> f32 {
     let mut p = 7.037_683_6e-2f32;
     p = fma_f32(p, f, -1.151_461_031e-1);
     p = fma_f32(p, f, 1.167_699_874e-1);
@@ -374,8 +387,7 @@ fn log_poly(f: f32) -> (f32, f32) {
     p = fma_f32(p, f, -1.666_805_766e-1);
     p = fma_f32(p, f, 2.000_071_477e-1);
     p = fma_f32(p, f, -2.499_999_399e-1);
-    p = fma_f32(p, f, 3.333_333_117e-1);
-    (p * f * z, z)
+    fma_f32(p, f, 3.333_333_117e-1)
 }
 
 /// The special cases of the logs, selected over the polynomial result `r`: `log(±0) = -inf`,
@@ -403,12 +415,12 @@ pub fn log_f32_normal(x: f32) -> f32 {
     ln_from(log_reduce_normal(x))
 }
 
-/// `ln(2^k (1 + f))`.
+/// `ln(2^k (1 + f))`: `k·ln2 + f + y` with `y = ln(1 + f) - f`, the products by the two parts
+/// of ln2 inside fmas (`k·LN2_HI` exact either way).
 #[inline(always)]
 fn ln_from((f, k): (f32, f32)) -> f32 {
-    let (t, z) = log_poly(f);
-    let y = t + k * LN2_LO - 0.5 * z;
-    f + y + k * LN2_HI
+    let y = fma_f32(k, LN2_LO, log1p_minus_f(f));
+    fma_f32(k, LN2_HI, f + y)
 }
 
 /// Base-2 log for f32, branch-free (Cephes `log2f`: `log2(e) - 1` split off so the f terms add
@@ -424,13 +436,14 @@ pub fn log2_f32_normal(x: f32) -> f32 {
     log2_from(log_reduce_normal(x))
 }
 
-/// `log2(2^k (1 + f))`.
+/// `log2(2^k (1 + f))`: `k + (f + y)·log2(e)` with `y = ln(1 + f) - f` and `log2(e) = 1 +
+/// LOG2EA`, the small terms first and each product inside an fma.
 #[inline(always)]
 fn log2_from((f, k): (f32, f32)) -> f32 {
     const LOG2EA: f32 = 0.442_695_040_888_963_4;
-    let (t, z) = log_poly(f);
-    let y = t - 0.5 * z;
-    y * LOG2EA + f * LOG2EA + y + f + k
+    let y = log1p_minus_f(f);
+    let small = fma_f32(f, LOG2EA, fma_f32(y, LOG2EA, y));
+    (small + f) + k
 }
 
 /// Base-10 log for f32, branch-free (Cephes `log10f`: `log10(e)` and `log10(2)` in two parts).
@@ -452,9 +465,13 @@ fn log10_from((f, k): (f32, f32)) -> f32 {
     const L102B: f32 = 2.487_456_639_811_952e-4;
     const L10EA: f32 = 4.335_937_5e-1;
     const L10EB: f32 = 7.007_319_032_518_277e-4;
-    let (t, z) = log_poly(f);
-    let y = t - 0.5 * z;
-    y * L10EB + f * L10EB + k * L102B + y * L10EA + f * L10EA + k * L102A
+    let y = log1p_minus_f(f);
+    // Cephes' order (smallest terms first), each product inside an fma.
+    let r = fma_f32(y, L10EB, k * L102B);
+    let r = fma_f32(f, L10EB, r);
+    let r = fma_f32(y, L10EA, r);
+    let r = fma_f32(f, L10EA, r);
+    fma_f32(k, L102A, r)
 }
 
 /// `ln(1 + x)` for f32, branch-free: [`log1p_kernel`] plus the special cases.
