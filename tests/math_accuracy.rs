@@ -1,8 +1,8 @@
 //! Accuracy of the branch-free one-argument f32 math in `functors::fastmath` over the whole f32
-//! domain: 23 functions (`log`, `log2`, `log10`, `log1p`, `sin`, `cos`, `exp2`, `expm1`; from
-//! `fastmath::trig` `tan`, `atan`, `asin`, `acos`; from `fastmath::hyperbolic` `sinh`, `cosh`,
-//! `asinh`, `acosh`, `atanh`; from `fastmath::erf` `erf`, `erfc`, exact `gelu`; `mish`; the
-//! softplus and logsigmoid functors, i.e. `fastmath::log1p_unit_f32`), every one
+//! domain: 27 functions (`exp`, `log`, `log2`, `log10`, `log1p`, `sin`, `cos`, `exp2`, `expm1`,
+//! `tanh`; from `fastmath::trig` `tan`, `atan`, `asin`, `acos`; from `fastmath::hyperbolic`
+//! `sinh`, `cosh`, `asinh`, `acosh`, `atanh`; from `fastmath::erf` `erf`, `erfc`, exact `gelu`;
+//! `mish`; the softplus, logsigmoid, sigmoid and silu functors), every one
 //! against the f64 result rounded to f32 (std, i.e. the system libm; `libm::erf`/`libm::erfc`
 //! for erf, erfc and gelu = `x/2 · erfc(-x/√2)`), in ulps (distance in the ordered bit patterns,
 //! so subnormals count their own ulps). Over 10^7 inputs per function: a bit-pattern stride
@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use weft::Tensor;
 use weft::functors::Functor;
 use weft::functors::GeluApproximate;
-use weft::functors::activation::{Logsigmoid, Softplus};
+use weft::functors::activation::{Logsigmoid, Sigmoid, Silu, Softplus};
 use weft::functors::fastmath;
 use weft::functors::fastmath::{erf, hyperbolic, trig};
 
@@ -54,8 +54,25 @@ fn logsigmoid_f32(x: f32) -> f32 {
     Functor::call(&Logsigmoid, (x,))
 }
 
+/// The sigmoid and silu functors (`fastmath::exp_f32`'s reduction and polynomial inside).
+fn sigmoid_f32(x: f32) -> f32 {
+    Functor::call(&Sigmoid, (x,))
+}
+fn silu_f32(x: f32) -> f32 {
+    Functor::call(&Silu, (x,))
+}
+
+/// The sigmoid and silu in f64 (`1/(1 + e^-x)`, `x·sigmoid(x)`).
+fn sigmoid_ref(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+fn silu_ref(x: f64) -> f64 {
+    x * sigmoid_ref(x)
+}
+
 /// (name, fast f32 function, f64 reference). glibc's `acosh` is already NaN for every x < 1.
-const FUNCS: [(&str, F32Fn, F64Fn); 24] = [
+const FUNCS: [(&str, F32Fn, F64Fn); 27] = [
+    ("exp", fastmath::exp_f32, f64::exp),
     ("log", fastmath::log_f32, f64::ln),
     ("log2", fastmath::log2_f32, f64::log2),
     ("log10", fastmath::log10_f32, f64::log10),
@@ -80,6 +97,8 @@ const FUNCS: [(&str, F32Fn, F64Fn); 24] = [
     ("mish", fastmath::mish_f32, mish_ref),
     ("softplus", softplus_f32, softplus_ref),
     ("logsigmoid", logsigmoid_f32, logsigmoid_ref),
+    ("sigmoid", sigmoid_f32, sigmoid_ref),
+    ("silu", silu_f32, silu_ref),
 ];
 
 /// Position of a float in the ordered line of f32 values (±0 are both 0).
@@ -672,7 +691,11 @@ fn tensor_ops_use_the_fast_forms() {
         .t()
         .select(0, 1);
     type Op = fn(&Tensor<f32>) -> Tensor<f32>;
-    let ops: [(&str, Op, F32Fn); 21] = [
+    let ops: [(&str, Op, F32Fn); 25] = [
+        ("exp", |t| t.exp(), fastmath::exp_f32),
+        ("tanh", |t| t.tanh(), fastmath::tanh_f32),
+        ("sigmoid", |t| t.sigmoid(), sigmoid_f32),
+        ("silu", |t| t.silu(), silu_f32),
         ("log", |t| t.log(), fastmath::log_f32),
         ("log2", |t| t.log2(), fastmath::log2_f32),
         ("log10", |t| t.log10(), fastmath::log10_f32),

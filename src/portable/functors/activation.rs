@@ -70,12 +70,28 @@ real_unary_impls!(Sigmoid, narrow: eval_narrow, domain: in_narrow);
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Silu;
 impl Silu {
+    /// Where e^x is subnormal (f32 x < -86.5) `x·sigmoid(x)` would multiply a subnormal
+    /// sigmoid, rounded already, by x (52 ulp off at -104): there `1 + e^x` is 1 and silu is
+    /// `x·e^x`, formed with the power of two last (`Real::exp_times`).
     #[inline(always)]
     fn eval<R: Real>(&self, x: R) -> R {
+        let r = x * sigmoid(x);
+        if x < R::ZERO && !x.exp_is_normal() {
+            x.exp_times(x)
+        } else {
+            r
+        }
+    }
+    #[inline(always)]
+    fn eval_narrow<R: Real>(&self, x: R) -> R {
         x * sigmoid(x)
     }
+    #[inline(always)]
+    fn in_narrow<R: Real>(&self, x: R) -> bool {
+        x.exp_is_normal()
+    }
 }
-real_unary_impls!(Silu);
+real_unary_impls!(Silu, narrow: eval_narrow, domain: in_narrow);
 
 /// `log(1 + e^x)` with PyTorch's defaults beta = 1, threshold = 20: `x` itself above 20.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]

@@ -107,6 +107,10 @@ pub trait Real:
     /// C `nextafter`: the next representable value from `self` toward `to` (`to` itself when
     /// equal, NaN when either is NaN).
     fn next_after(self, to: Self) -> Self;
+    /// `factor·e^self` with the power of two of `e^self` applied last, so that a subnormal
+    /// result is rounded once (`exp(self) * factor` rounds a subnormal `e^self` first and loses
+    /// its low bits): silu's `x·e^x` tail.
+    fn exp_times(self, factor: Self) -> Self;
 }
 
 macro_rules! real_impl {
@@ -208,6 +212,13 @@ std_or_libm! {
 fn copysign_f32(x: f32, s: f32) -> f32 {
     f32::from_bits((x.to_bits() & !(1 << 31)) | (s.to_bits() & (1 << 31)))
 }
+/// f64's `factor·e^x`: the product after the exp (subnormal f64 results begin at x < -708, where
+/// this rounds twice).
+#[inline(always)]
+fn exp_times_f64(x: f64, factor: f64) -> f64 {
+    fm::double::exp_f64(x) * factor
+}
+
 #[inline(always)]
 fn copysign_f64(x: f64, s: f64) -> f64 {
     f64::from_bits((x.to_bits() & !(1 << 63)) | (s.to_bits() & (1 << 63)))
@@ -264,7 +275,8 @@ real_impl!(f32,
     acosh = fm::hyperbolic::acosh_f32, atanh = fm::hyperbolic::atanh_f32, floor = floor_f32,
     ceil = ceil_f32, trunc = trunc_f32, round_even = round_even_f32;
     fmod = fmod_f32, atan2 = fm::trig::atan2_f32, pow = fm::power::pow_f32,
-    hypot = fm::power::hypot_f32, copysign = copysign_f32, next_after = next_after_f32;
+    hypot = fm::power::hypot_f32, copysign = copysign_f32, next_after = next_after_f32,
+    exp_times = fm::exp_f32_times;
     trig_narrow = fm::trig_narrow_f32, exp_is_normal = fm::exp_f32_is_normal,
     is_positive_normal = fm::is_positive_normal_f32, is_erfc_central = fm::erf::erfc_f32_is_central
 );
@@ -289,7 +301,7 @@ real_impl!(f64,
     ceil = ceil_f64, trunc = trunc_f64, round_even = round_even_f64;
     fmod = fmod_f64, atan2 = fm::double_trig::atan2_f64, pow = fm::double_erf_pow::pow_f64,
     hypot = fm::double_erf_pow::hypot_f64, copysign = copysign_f64,
-    next_after = next_after_f64;
+    next_after = next_after_f64, exp_times = exp_times_f64;
     trig_narrow = dt::trig_narrow_f64, exp_is_normal = fm::double::exp_f64_is_normal,
     is_positive_normal = fm::double::is_positive_normal_f64,
     is_erfc_central = fm::double_erf_pow::erfc_f64_is_central

@@ -317,7 +317,14 @@ pub fn gelu_f32_is_near(x: f32) -> bool {
 pub fn gelu_f32_near(x: f32) -> f32 {
     let ax = f32::from_bits(x.to_bits() & 0x7fff_ffff);
     let t = gelu_t(ax);
-    gelu_from(x, ax, erfcx_near(t))
+    // gelu_from's steps with one scale factor: erfc(t) >= 2^-12 here, so `2^(n-1)` is a normal
+    // f32 and every product by it is exact (as scale's two factors are): the same bits.
+    let (s, e) = square(ax);
+    let (m, n) = erfc_parts_from(erfcx_near(t), 0.5 * s, 0.5 * e);
+    let half_scale = f32::from_bits(((n + 126) as u32) << 23);
+    let neg = (x * m) * half_scale;
+    let pos = fma(-x, m * half_scale, x);
+    if x.is_sign_negative() { neg } else { pos }
 }
 
 /// `t = |x|/√2` to one rounding (1/√2 in two parts).

@@ -140,8 +140,12 @@ pub fn exp_f32_is_normal(x: f32) -> bool {
 #[inline(always)]
 pub fn exp_f32_normal(x: f32) -> f32 {
     let x = if x > 89.0 { 89.0 } else { x };
-    let (y, n) = exp_parts_f32(x);
-    (y * 2.0) * f32::from_bits(((n + 126) as u32) << 23)
+    let (r, n) = exp_reduce_f32(x);
+    // `2^(n-1)·(1 + (e^r - 1))` in one fma, then the exact doubling (to inf past f32::MAX):
+    // the one rounding of `(y·2)·2^(n-1)` with `y = 1 + (e^r - 1)` (a power of two commutes
+    // with it), one operation fewer.
+    let half_scale = f32::from_bits(((n + 126) as u32) << 23);
+    fma_f32(half_scale, exp_minus_1_reduced_f32(r), half_scale) * 2.0
 }
 
 /// [`exp_f32`] with its subnormal results made without a subnormal floating-point operation
@@ -168,28 +172,28 @@ pub(super) fn exp_half_f32(x: f32) -> f32 {
 /// (Cody-Waite, exact), by Cephes' `expf` polynomial.
 #[inline(always)]
 fn exp_parts_f32(x: f32) -> (f32, i32) {
-    let t = x * core::f32::consts::LOG2_E + ROUND_MAGIC;
-    let n = t.to_bits() as i32 - ROUND_MAGIC.to_bits() as i32;
-    let nf = t - ROUND_MAGIC;
-    let r = exp_reduce_by_f32(x, nf);
-    (fma_f32(exp_poly_f32(r), r * r, r) + 1.0, n)
+    let (r, n) = exp_reduce_f32(x);
+    (exp_minus_1_reduced_f32(r) + 1.0, n)
 }
 
-/// `x = n ln2 + r` with `n = round(x/ln2)` for f32 x in [-104, 89.5], the product and the
-/// rounding in one fma (the same `n` as [`exp_parts_f32`]'s except where `x/ln2` is within an
-/// f32 rounding of a half-integer, either being a valid reduction): `(r, n)`.
+/// `e^r - 1 = r + r²·P(r)` for the reduced argument r (no cancellation near 0).
+#[inline(always)]
+fn exp_minus_1_reduced_f32(r: f32) -> f32 {
+    fma_f32(exp_poly_f32(r), r * r, r)
+}
+
+/// `x = n ln2 + r` with `n = round(x/ln2)` for f32 x in [-104, 89.5] (the product and the
+/// rounding in one fma) and `r = x - n·ln2` in two parts (Cody-Waite; `n·0.693359375` and the
+/// difference are exact, so the inner fma is the same value in one operation): `(r, n)`.
 #[inline(always)]
 fn exp_reduce_f32(x: f32) -> (f32, i32) {
     let t = fma_f32(x, core::f32::consts::LOG2_E, ROUND_MAGIC);
     let n = t.to_bits() as i32 - ROUND_MAGIC.to_bits() as i32;
-    (exp_reduce_by_f32(x, t - ROUND_MAGIC), n)
-}
-
-/// `r = x - nf·ln2` in two parts (Cody-Waite; `nf·0.693359375` and the difference are exact,
-/// so the inner fma is the same value in one operation).
-#[inline(always)]
-fn exp_reduce_by_f32(x: f32, nf: f32) -> f32 {
-    fma_f32(nf, 2.121_944_4e-4, fma_f32(-nf, 0.693_359_375, x))
+    let nf = t - ROUND_MAGIC;
+    (
+        fma_f32(nf, 2.121_944_4e-4, fma_f32(-nf, 0.693_359_375, x)),
+        n,
+    )
 }
 
 /// Cephes' `expf` polynomial P: `e^r ≈ 1 + r + r²·P(r)` for |r| <= ln2/2. Fused multiply-adds:
@@ -212,6 +216,18 @@ fn scale_by_pow2_f32(y: f32, n: i32) -> f32 {
     let s1 = f32::from_bits(((h + 127) as u32) << 23);
     let s2 = f32::from_bits(((n - h + 127) as u32) << 23);
     y * s1 * s2
+}
+
+/// `factor·e^x` for f32, branch-free: `(factor·y)·2^n` with `e^x = y·2^n` and the power of two
+/// applied last in two normal factors, so a subnormal result is rounded once (silu's tail,
+/// `x·e^x` below x = -86.5). x is clamped to [-120, 89] (below -120 every product with a finite
+/// f32 factor rounds to ±0; above, e^x overflows); NaN passes.
+#[inline(always)]
+pub fn exp_f32_times(x: f32, factor: f32) -> f32 {
+    let (y, n) = exp_parts_f32(clamp_nan_passing(x, -120.0, 89.0));
+    let r = scale_by_pow2_f32(factor * y, n);
+    // `factor·0` below the clamp: ±0, and NaN for an infinite factor (silu(-inf) = -inf·0).
+    if x < -120.0 { factor * 0.0 } else { r }
 }
 
 /// [`scale_by_pow2_f32`] without a subnormal floating-point operation: on x86 a multiply (or
@@ -324,7 +340,7 @@ pub fn tanh_f32(x: f32) -> f32 {
     let w = 2.0 * ax;
     let w = if w > 20.0 { 20.0 } else { w };
     let (r, n) = exp_reduce_f32(w);
-    let er_minus_1 = fma_f32(exp_poly_f32(r), r * r, r);
+    let er_minus_1 = exp_minus_1_reduced_f32(r);
     let scale = f32::from_bits(((n + 127) as u32) << 23);
     let m = fma_f32(scale, er_minus_1, scale - 1.0);
     let y = m / (m + 2.0);
