@@ -19,9 +19,9 @@
 //!
 //! Accuracy, against the f64 result rounded (`tests/math_accuracy.rs` over 10^7 inputs per
 //! function in CI, and all 2^32 in its ignored test; `tests/math_accuracy_f64.rs` for the f64
-//! forms): every f32 function within 2 ulp (most 1), special values exact (±0, ±inf, NaN,
-//! domain edges, overflow thresholds). `exp`, `sigmoid`, `tanh` within 4 ulp (results below
-//! 2^-126 may flush toward 0, as the golden tolerance's floor allows).
+//! forms), subnormal results counted in their own ulps: exp and the logs 1 ulp, tanh and
+//! sigmoid 2, mish 3 (the erf family and the other modules: their own docs); special values
+//! exact (±0, ±inf, NaN, domain edges, overflow thresholds).
 //!
 //! Logs: Cephes `logf`/`log2f`/`log10f` (polynomial for `ln(1+f)`, `f = m - 1`,
 //! `m` in [√½, √2)), the mantissa and exponent split off with integer bit operations (musl's
