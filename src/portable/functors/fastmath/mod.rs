@@ -328,7 +328,7 @@ pub fn mish_f32(x: f32) -> f32 {
 }
 
 /// `tanh` for f32, branch-free: `m/(m + 2)` with `m = e^2|x| - 1` and the sign of x (SLEEF's
-/// form). `m` comes from [`exp_parts_f32`]'s reduction and polynomial without forming
+/// form). `m` comes from exp's reduction (`exp_reduce_f32`) and polynomial without forming
 /// `e^r`: `e^r - 1 = r + r²P(r)` (no cancellation near 0), then `2^n·(e^r - 1) + (2^n - 1)` in
 /// one fma, so one form serves every |x| (the former `1 - 2/(e^2|x| + 1)` needed an odd
 /// polynomial below 0.625 beside it, both computed for every lane: ~37 vector operations
