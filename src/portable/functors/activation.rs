@@ -75,7 +75,7 @@ impl Silu {
     /// `x·e^x`, formed with the power of two last (`Real::exp_times`).
     #[inline(always)]
     fn eval<R: Real>(&self, x: R) -> R {
-        let r = x * sigmoid(x);
+        let r = self.eval_narrow(x);
         if x < R::ZERO && !x.exp_is_normal() {
             x.exp_times(x)
         } else {
