@@ -88,7 +88,14 @@ const EXP_P: [f64; 10] = [
 /// `exp2` (`double_hyp`).
 #[inline(always)]
 pub(super) fn exp_kernel(r: f64) -> f64 {
-    1.0 + super::fma_f64(r * r, super::horner_f64(r, EXP_P), r)
+    1.0 + exp_minus_1_kernel(r)
+}
+
+/// `e^r - 1 = r + r²·P(r)` for |r| <= ln2/2 (the part of [`exp_kernel`] before the 1 is
+/// added, for callers that fold the 1 into a later fused step).
+#[inline(always)]
+fn exp_minus_1_kernel(r: f64) -> f64 {
+    super::fma_f64(r * r, super::horner_f64(r, EXP_P), r)
 }
 
 /// fdlibm `e_log.c`'s `R(z)`, `z = s²`, `s = f/(2 + f)`: `ln(1 + f) = 2s + s·R(z)` (error
@@ -103,32 +110,30 @@ pub(super) fn log_poly(z: f64) -> f64 {
     const LG5: f64 = 1.818_357_216_161_805_012e-1;
     const LG6: f64 = 1.531_383_769_920_937_332e-1;
     const LG7: f64 = 1.479_819_860_511_658_591e-1;
-    let w = z * z;
-    // Fused steps (five operations fewer than fdlibm's mul-add pairs; the f64 logs are
-    // port-bound on AVX-512).
-    let fma = super::fma_f64;
-    let t1 = w * fma(w, fma(w, LG6, LG4), LG2);
-    let t2 = z * fma(w, fma(w, fma(w, LG7, LG5), LG3), LG1);
-    t2 + t1
+    // Horner in z with fused steps: 7 operations where fdlibm's even/odd split takes 10 (and
+    // a register copy per chain); the f64 logs are port-bound on AVX-512, not latency-bound.
+    z * super::horner_f64(z, [LG1, LG2, LG3, LG4, LG5, LG6, LG7])
 }
 
-/// Whether `x` is in [`exp_f64_normal`]'s domain: `e^x` is a normal number or overflows
-/// (e^-708 > 2^-1022; false for NaN).
+/// Whether `x` is in [`exp_f64_normal`]'s domain: `e^x` is a normal number or overflows, with a
+/// margin: from -707 (k >= -1020) the half scale `2^(k-1)` times `e^r >= 2^-½` is normal too
+/// (false for NaN).
 #[inline(always)]
 pub fn exp_f64_is_normal(x: f64) -> bool {
-    x >= -708.0
+    x >= -707.0
 }
 
-/// `x = k ln2 + r` (|r| <= ln2/2, Cody-Waite as fdlibm's `e_exp.c`, `k·LN2_HI` and the first
-/// difference exact) for x in [-746, 710]: returns `(e^r, t)`, `t = x·log2(e) + MAGIC` holding
-/// `k` in its low bits.
+/// `x = k ln2 + r` (|r| <= ln2/2 plus a rounding, Cody-Waite as fdlibm's `e_exp.c`, `k·LN2_HI`
+/// and the first difference exact) for x in [-746, 710]: returns `(e^r - 1, t)`,
+/// `t = x·log2(e) + MAGIC` (one fma: k = round(x·log2 e) within a rounding, which the
+/// polynomial's range allows) holding `k` in its low bits.
 #[inline(always)]
 fn exp_parts_f64(x: f64) -> (f64, f64) {
     use super::fma_f64 as fma;
-    let t = x * core::f64::consts::LOG2_E + MAGIC;
+    let t = fma(x, core::f64::consts::LOG2_E, MAGIC);
     let k = t - MAGIC;
     let r = fma(-k, LN2_LO, fma(-k, LN2_HI, x));
-    (exp_kernel(r), t)
+    (exp_minus_1_kernel(r), t)
 }
 
 /// `e^x` for f64, branch-free: [`exp_parts_f64`], then `·2^k` as two factors. Max 1 ulp from
@@ -137,24 +142,27 @@ fn exp_parts_f64(x: f64) -> (f64, f64) {
 pub fn exp_f64(x: f64) -> f64 {
     // The clamp keeps k in [-1076, 1024]; the thresholds are selected at the end. NaN stays.
     let xc = super::clamp_nan_passing(x, -746.0, 710.0);
-    let (e, t) = exp_parts_f64(xc);
+    let (em1, t) = exp_parts_f64(xc);
     let (s1, s2) = pow2_split(t);
-    let y = e * s1 * s2;
+    let y = (1.0 + em1) * s1 * s2;
     let y = if x > O_THRESHOLD { f64::INFINITY } else { y };
     if x < U_THRESHOLD { 0.0 } else { y }
 }
 
-/// [`exp_f64`] for `x >= -708` only (not NaN), where the result is normal or overflows: no
+/// [`exp_f64`] for `x >= -707` only (not NaN), where the result is normal or overflows: no
 /// lower clamp or threshold selects and one scale factor (the same bits). `k` is in
-/// [-1021, 1024] there, so `2^(k-1)` is a normal f64 and `(2·e^r)·2^(k-1)` rounds once (to inf
-/// past f64::MAX, as every x > 709.78 does: the clamp at 710 keeps k in range).
+/// [-1020, 1024] there, so `h = 2^(k-1)` is a normal f64, `h + h·(e^r - 1)` in one fma rounds
+/// as `1 + (e^r - 1)` does (a normal result, >= 2^-1021·2^-½, scaled by a power of two), and the doubling is
+/// exact (or goes to inf past f64::MAX, as every x > 709.78 does: the clamp at 710 keeps k in
+/// range).
 #[inline(always)]
 pub fn exp_f64_normal(x: f64) -> f64 {
     let xc = if x > 710.0 { 710.0 } else { x };
-    let (e, t) = exp_parts_f64(xc);
+    let (em1, t) = exp_parts_f64(xc);
     // k + 1022 in the exponent field: the bits of t are MAGIC's plus k (two's complement).
     let biased = t.to_bits().wrapping_sub(MAGIC.to_bits()).wrapping_add(1022);
-    (e * 2.0) * f64::from_bits(biased << 52)
+    let half_scale = f64::from_bits(biased << 52);
+    super::fma_f64(half_scale, em1, half_scale) * 2.0
 }
 
 /// `e^x - 1` for f64, branch-free, with fused multiply-adds and no division (the fdlibm
@@ -214,19 +222,29 @@ pub(super) fn log_reduce(ix: u64) -> (f64, f64) {
     // Adding 1 - OFF (in bits) moves the exponent boundary from 1 to OFF (musl's trick).
     let iy = ix.wrapping_add(0x3ff0_0000_0000_0000 - LOG_OFF);
     let m = f64::from_bits((iy & MANT) + LOG_OFF);
-    // k + 1023 in [0, 4095], turned into an f64 exactly.
-    let kb = f64::from_bits(TWO52_BITS | (iy >> 52)) - TWO52;
-    (m - 1.0, kb - 1023.0)
+    // k + 1023 in [0, 4095] in the low bits of 2^52's pattern: one exact subtraction of
+    // 2^52 + 1023 leaves k as an f64.
+    let kb = f64::from_bits(TWO52_BITS | (iy >> 52));
+    (m - 1.0, kb - (TWO52 + 1023.0))
 }
 
 /// `k ln2 + ln(1 + f) + c` (fdlibm `e_log.c`/`s_log1p.c`): `s = f/(2+f)`,
 /// `ln(1+f) = f - (hfsq - s·(hfsq + R))`, R a degree-7 polynomial in s² (error < 2^-58.45).
 #[inline(always)]
 pub(super) fn log_kernel(f: f64, k: f64, c: f64) -> f64 {
+    log_kernel_lo(f, k, super::fma_f64(k, LN2_LO, c))
+}
+
+/// [`log_kernel`] with its small terms `k·LN2_LO + c` given as `lo` (plain `log` passes
+/// `k·LN2_LO`: no `+ 0.0`, which the compiler must keep for -0.0). `s·(hfsq + R) + lo` is one
+/// fma, and `k·LN2_HI` (exact: 32-bit LN2_HI, 11-bit k) joins in a second with fdlibm's bits.
+#[inline(always)]
+fn log_kernel_lo(f: f64, k: f64, lo: f64) -> f64 {
+    use super::fma_f64 as fma;
     let hfsq = 0.5 * f * f;
     let s = f / (2.0 + f);
     let r = log_poly(s * s);
-    k * LN2_HI - ((hfsq - (s * (hfsq + r) + (k * LN2_LO + c))) - f)
+    fma(k, LN2_HI, f - (hfsq - fma(s, hfsq + r, lo)))
 }
 
 /// Natural log for f64, branch-free (fdlibm `e_log.c`, its `hfsq` form for every f),
@@ -234,7 +252,7 @@ pub(super) fn log_kernel(f: f64, k: f64, c: f64) -> f64 {
 #[inline(always)]
 pub fn log_f64(x: f64) -> f64 {
     let (f, k) = log_reduce_scaled(x);
-    let r = log_kernel(f, k, 0.0);
+    let r = log_kernel_lo(f, k, k * LN2_LO);
     // log(±0) = -inf, negative (and -inf) gives NaN, +inf and NaN are returned as they are.
     let r = if x == 0.0 { f64::NEG_INFINITY } else { r };
     let r = if x < 0.0 { f64::NAN } else { r };
@@ -246,7 +264,7 @@ pub fn log_f64(x: f64) -> f64 {
 #[inline(always)]
 pub fn log_f64_normal(x: f64) -> f64 {
     let (f, k) = log_reduce(x.to_bits());
-    log_kernel(f, k, 0.0)
+    log_kernel_lo(f, k, k * LN2_LO)
 }
 
 /// [`log_reduce`] of any non-negative finite x: subnormals scaled by 2^54 first.

@@ -12,12 +12,13 @@
 //!   reduction of each argument is computed and `(f, k, c)` selected).
 //! - `atanh` (fdlibm `e_atanh.c`): `½ log1p(2|x| + 2x²/(1 - |x|))` below ½, else
 //!   `½ log1p(2|x|/(1 - |x|))`, one `log1p` on the selected argument.
-//! - `log2`/`log10` (FreeBSD `e_log2.c`/`e_log10.c`): `log(1 + f)` split as `hi + lo`, hi with
-//!   its low 32 bits cleared, so the products by `1/ln2`, `1/ln10` (themselves in two parts)
-//!   stay accurate near x = 1 and `k` is added without losing the tail.
+//! - `log2`/`log10`: fdlibm's reduction and `ln(1 + f) = f + t`, then `f·c` for `c = 1/ln2`,
+//!   `1/ln10` carried with its exact error (an fma) and the small terms in an fma chain, the
+//!   sum with `k` (or `k log10 2`) a Fast2Sum (FreeBSD `e_log2.c`/`e_log10.c` get the same
+//!   accuracy by masking to 32 bits instead of fused operations).
 //! - `exp2`: `x = k + r`, |r| <= ½ (exact), `2^r = e^(r ln2)` by fdlibm `e_exp.c`'s kernel with
-//!   `r ln2` carried in two parts (r split into 21 + 32 bits so `r_hi·LN2_HI` is exact), then
-//!   `·2^k` as two factors, so subnormal results are rounded once.
+//!   `r ln2` rounded once (an fma with ln2's tail), then `·2^k` as two factors, so subnormal
+//!   results are rounded once.
 //!
 //! Accuracy against glibc's (std's) f64 functions, over 20M random bit patterns, 20M random
 //! values on each function's useful ranges and the boundary values (thresholds ±8 floats):
@@ -226,24 +227,30 @@ pub fn atanh_f64(x: f64) -> f64 {
     if a < TINY { x } else { r }
 }
 
-/// FreeBSD `k_log.h`'s `k_log1p`: `log(1 + f) - f + f²/2 = s·(f²/2 + R(s²))`, `s = f/(2 + f)`,
-/// for f in [√½ - 1, √2 - 1] (fdlibm `e_log.c`'s `Lg1..Lg7`, error < 2^-58.45).
+/// `x = 2^k (1 + f)` (f and k from [`log_reduce_scaled`] or, for the `_normal` forms,
+/// [`log_reduce`]) and `ln(1 + f) = f + t`: returns `(f, t, k)` with
+/// `t = s·(f²/2 + R(s²)) - f²/2`, `s = f/(2 + f)` (FreeBSD `k_log.h`'s `k_log1p` terms, fdlibm's
+/// `Lg1..Lg7` in [`log_poly`], error < 2^-58.45), the subtraction fused.
 #[inline(always)]
-fn k_log1p(f: f64, hfsq: f64) -> f64 {
+fn log_f_t((f, k): (f64, f64)) -> (f64, f64, f64) {
+    let hfsq = 0.5 * f * f;
     let s = f / (2.0 + f);
-    s * (hfsq + log_poly(s * s))
+    (f, super::fma_f64(s, hfsq + log_poly(s * s), -hfsq), k)
 }
 
-/// `x = 2^k (1 + f)` (f and k from [`log_reduce_scaled`] or, for the `_normal` forms,
-/// [`log_reduce`]) and `log(1 + f) = hi + lo` with `hi` holding the top 21 bits of
-/// `f - f²/2` (FreeBSD `e_log2.c`/`e_log10.c`). Returns `(hi, lo, k)`.
+/// `base + (f + t)·c` for `c = c_hi + c_lo` (`c_hi` the f64 nearest, `c_lo` the rest), with
+/// `base` = 0 or |base| > |f·c_hi| (so the first sum is a Fast2Sum and its error exact) and
+/// `small` added to the low part: `a = f·c_hi` and its exact error by an fma, the low terms
+/// in an fma chain, one final sum. Within about 0.6 ulp; the high parts of FreeBSD's
+/// `e_log2.c`/`e_log10.c` (`f` masked to 32 bits so that products are exact) take 11 more
+/// operations for the same bound.
 #[inline(always)]
-fn log_hi_lo((f, k): (f64, f64)) -> (f64, f64, f64) {
-    let hfsq = 0.5 * f * f;
-    let r = k_log1p(f, hfsq);
-    let hi = f64::from_bits((f - hfsq).to_bits() & 0xffff_ffff_0000_0000);
-    let lo = ((f - hi) - hfsq) + r;
-    (hi, lo, k)
+fn scaled_log((f, t, base): (f64, f64, f64), c_hi: f64, c_lo: f64, small: f64) -> f64 {
+    use super::fma_f64 as fma;
+    let a = f * c_hi;
+    let lo = fma(t, c_hi, fma(f, c_lo, fma(f, c_hi, -a) + small));
+    let w = base + a;
+    w + (lo + ((base - w) + a))
 }
 
 /// `log(±0) = -inf`, NaN below 0 (-inf included), +inf and NaN as they are.
@@ -254,65 +261,62 @@ fn log_special(x: f64, r: f64) -> f64 {
     if x < f64::INFINITY { r } else { x }
 }
 
-/// Base-2 log for f64, branch-free (FreeBSD `e_log2.c`): `k + (hi + lo)/ln2` with `1/ln2` in
-/// two parts, the sum `k + hi/ln2` carried with its rounding error. Exact at powers of 2.
-/// Max 1 ulp from glibc's (measured).
+/// Base-2 log for f64, branch-free: `k + ln(1 + f)/ln2` with `1/ln2` in two parts
+/// ([`scaled_log`]; fdlibm's reduction and polynomial). Exact at powers of 2. Max 1 ulp from
+/// glibc's (tests/math_accuracy_f64.rs).
 #[inline(always)]
 pub fn log2_f64(x: f64) -> f64 {
-    log_special(x, log2_from(log_hi_lo(log_reduce_scaled(x))))
+    log_special(x, log2_from(log_f_t(log_reduce_scaled(x))))
 }
 
 /// [`log2_f64`] for a positive normal finite `x` (`is_positive_normal_f64`): the same bits.
 #[inline(always)]
 pub fn log2_f64_normal(x: f64) -> f64 {
-    log2_from(log_hi_lo(log_reduce(x.to_bits())))
+    log2_from(log_f_t(log_reduce(x.to_bits())))
 }
 
 #[inline(always)]
-fn log2_from((hi, lo, k): (f64, f64, f64)) -> f64 {
-    /// 1/ln2 in two parts: the high part has 33 significant bits.
-    const IVLN2HI: f64 = 1.442_695_040_721_446_275_71e0;
-    const IVLN2LO: f64 = 1.675_171_316_488_651_183_53e-10;
-    let val_hi = hi * IVLN2HI;
-    let val_lo = (lo + hi) * IVLN2LO + lo * IVLN2HI;
-    let w = k + val_hi;
-    let val_lo = val_lo + ((k - w) + val_hi);
-    val_lo + w
+fn log2_from(f_t_k: (f64, f64, f64)) -> f64 {
+    /// 1/ln2: the f64 nearest and the rest.
+    const IVLN2: f64 = 1.442_695_040_888_963_4;
+    const IVLN2_LO: f64 = 2.035_527_374_093_103_3e-17;
+    // |f/ln2| < 0.6 < |k| unless k = 0.
+    scaled_log(f_t_k, IVLN2, IVLN2_LO, 0.0)
 }
 
-/// Base-10 log for f64, branch-free (FreeBSD `e_log10.c`): `k log10(2) + (hi + lo)/ln10`
-/// with `log10(2)` and `1/ln10` in two parts, the sum of the high parts carried with its
-/// rounding error. Max 2 ulp from glibc's (measured), but within 0.66 ulp of the true value
-/// where they differ (mpmath; glibc's `log10` is the older, less accurate fdlibm form).
+/// Base-10 log for f64, branch-free: `k log10(2) + ln(1 + f)/ln10` with `log10(2)` and
+/// `1/ln10` in two parts ([`scaled_log`]; fdlibm's reduction and polynomial). Max 2 ulp from
+/// glibc's (tests/math_accuracy_f64.rs; glibc's `log10` is the older fdlibm form, itself up to
+/// about 1 ulp off).
 #[inline(always)]
 pub fn log10_f64(x: f64) -> f64 {
-    log_special(x, log10_from(log_hi_lo(log_reduce_scaled(x))))
+    log_special(x, log10_from(log_f_t(log_reduce_scaled(x))))
 }
 
 /// [`log10_f64`] for a positive normal finite `x` (`is_positive_normal_f64`): the same bits.
 #[inline(always)]
 pub fn log10_f64_normal(x: f64) -> f64 {
-    log10_from(log_hi_lo(log_reduce(x.to_bits())))
+    log10_from(log_f_t(log_reduce(x.to_bits())))
 }
 
 #[inline(always)]
-fn log10_from((hi, lo, k): (f64, f64, f64)) -> f64 {
-    const IVLN10HI: f64 = 4.342_944_818_781_688_809_39e-1;
-    const IVLN10LO: f64 = 2.508_294_671_164_527_522_98e-11;
+fn log10_from((f, t, k): (f64, f64, f64)) -> f64 {
+    /// 1/ln10: the f64 nearest and the rest.
+    const IVLN10: f64 = 4.342_944_819_032_518e-1;
+    const IVLN10_LO: f64 = 1.098_319_650_216_765e-17;
+    /// log10(2) in two parts (FreeBSD's): the high part has 40 significant bits, so `k` times it
+    /// is exact.
     const LOG10_2HI: f64 = 3.010_299_956_636_117_713_06e-1;
     const LOG10_2LO: f64 = 3.694_239_077_158_930_786_16e-13;
-    let val_hi = hi * IVLN10HI;
-    let y2 = k * LOG10_2HI;
-    let val_lo = k * LOG10_2LO + (lo + hi) * IVLN10LO + lo * IVLN10HI;
-    let w = y2 + val_hi;
-    let val_lo = val_lo + ((y2 - w) + val_hi);
-    val_lo + w
+    // |f/ln10| < 0.18 < |k log10(2)| unless k = 0.
+    scaled_log((f, t, k * LOG10_2HI), IVLN10, IVLN10_LO, k * LOG10_2LO)
 }
 
 /// `2^x` for f64, branch-free: `x = k + r` (k = round(x), r exact, |r| <= ½), `2^r = e^(r ln2)`
-/// by `exp`'s kernel with `r ln2 = hi - lo`, `hi = r_hi·LN2_HI` exact (r_hi: the top 21 bits
-/// of r), then `·2^k` as two factors (one rounding for subnormal results). +inf from 1024, 0
-/// at and below -1075. Exact at integers. Max 1 ulp from glibc's (measured).
+/// by `exp`'s kernel with `r ln2` rounded once (`r·LN2 + r·LN2_TAIL` in one fma, where fdlibm
+/// splits r into 21 + 32 bits for exact partial products), then `·2^k` as two factors (one
+/// rounding for subnormal results). +inf from 1024, 0 at and below -1075. Exact at integers.
+/// Max 1 ulp from glibc's (tests/math_accuracy_f64.rs).
 #[inline(always)]
 pub fn exp2_f64(x: f64) -> f64 {
     // The clamp keeps k in [-1080, 1025]; NaN stays.
@@ -320,11 +324,11 @@ pub fn exp2_f64(x: f64) -> f64 {
     let t = xc + MAGIC;
     let k = t - MAGIC;
     let r = xc - k;
-    let rh = f64::from_bits(r.to_bits() & 0xffff_ffff_0000_0000);
-    let hi = rh * LN2_HI;
-    let lo = -((r - rh) * LN2_HI + r * LN2_LO);
+    /// ln 2: the f64 nearest and the rest.
+    const LN2: f64 = core::f64::consts::LN_2;
+    const LN2_TAIL: f64 = 2.319_046_813_846_299_6e-17;
     let (s1, s2) = pow2_split(t);
-    let y = exp_kernel(hi - lo) * s1 * s2;
+    let y = exp_kernel(super::fma_f64(r, LN2, r * LN2_TAIL)) * s1 * s2;
     let y = if x >= 1024.0 { f64::INFINITY } else { y };
     if x <= -1075.0 { 0.0 } else { y }
 }
