@@ -155,15 +155,15 @@ fn sub_pio2_multiple(x: f64, n: f64) -> (f64, f64) {
     const PIO2_3T: f64 = 8.478_427_660_368_899_569_97e-32;
     // x - n·π/2 = (x - n·P1) - n·P2 - n·P3 - n·P3T (P2T = P3 + P3T): the two subtractions
     // are done with their rounding errors e2, e3 kept (fdlibm's rounds 2 and 3, the second
-    // round's error kept so that doing the third round always loses nothing).
-    let r = x - n * PIO2_1;
-    let w2 = n * PIO2_2;
-    let r2 = r - w2;
-    let e2 = (r - r2) - w2;
-    let w3 = n * PIO2_3;
-    let r3 = r2 - w3;
-    let e3 = (r2 - r3) - w3;
-    let w = n * PIO2_3T - (e2 + e3);
+    // round's error kept so that doing the third round always loses nothing). Each exact
+    // product and the subtraction after it are one fma (fdlibm's bits), and `n·P3T` (not
+    // exact) joins its sum in one (a rounding fewer): 12 operations for 16.
+    let r = fma_f64(-n, PIO2_1, x);
+    let r2 = fma_f64(-n, PIO2_2, r);
+    let e2 = fma_f64(-n, PIO2_2, r - r2);
+    let r3 = fma_f64(-n, PIO2_3, r2);
+    let e3 = fma_f64(-n, PIO2_3, r2 - r3);
+    let w = fma_f64(n, PIO2_3T, -(e2 + e3));
     let y0 = r3 - w;
     let y1 = (r3 - y0) - w;
     (y0, y1)
