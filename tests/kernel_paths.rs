@@ -102,12 +102,24 @@ fn binary_layouts_match_plain_path() {
 
 #[test]
 fn small_inner_and_transposed_shapes() {
-    // The exact geometries of the fast paths: inner 1..=16 against a long outer dim, and
-    // square blocks past the tile size with a transposed operand.
-    for inner in 1..=17usize {
-        for dtype in [DType::F32, DType::F16, DType::I64] {
+    // The exact geometries of the fast paths: rows whose periodic operand fits a period
+    // buffer several times (inner 1..=17, and up to 1 KiB of bytes: the u8 + u8 rows; past it
+    // the row walk) against a long outer dim, and square blocks past the tile size with a
+    // transposed operand.
+    for inner in (1..=17usize).chain([100, 255, 256, 257, 1024, 1025]) {
+        for dtype in [DType::F32, DType::F16, DType::I64, DType::U8] {
             let a = make(dtype, 1000, inner, 0, inner as u64);
-            let b = make(DType::F32, 1000, inner, 2, 3);
+            let b = make(
+                if dtype == DType::U8 {
+                    dtype
+                } else {
+                    DType::F32
+                },
+                1000,
+                inner,
+                2,
+                3,
+            );
             let got = a.add(&b);
             let plain = a.add(&b.broadcast_to(&[1000, inner]).contiguous());
             assert_eq!(values(&got), values(&plain), "inner {inner} {dtype:?}");

@@ -1215,10 +1215,13 @@ pub(crate) fn run_kernel(iter: &TensorIterator, cost: LoopCost, k: Kernel) {
 pub const MAX_WALK_OPERANDS: usize = 4;
 /// Both extents of a block at least this take the transposed (tiled) path of [`walk_2d`].
 pub const TILED_MIN_EXTENT: usize = 64;
-/// Inner extents up to this take the replicated-period path of [`walk_2d`].
-pub const SMALL_INNER: usize = 16;
-/// Elements of one replicated period buffer (a multiple of the inner extent is used).
-const PERIOD_ELEMS: usize = 512;
+/// Bytes of one replicated period buffer of [`walk_2d`] (a whole number of rows is used).
+const PERIOD_BYTES: usize = 4096;
+/// Rows a period buffer must hold for the replicated-period path: inner extents up to
+/// `PERIOD_BYTES / MIN_PERIODS` bytes take it (`[N,3] + [3]`, and a u8 `[256,256] + [256]`
+/// alike: each kernel call then covers several rows, where the row walk paid a call's
+/// set-up per 256 bytes, 1.3x PyTorch's time).
+const MIN_PERIODS: usize = 4;
 
 /// A 1-D inner loop behind a pointer: the walks below are compiled once, not per kernel (the
 /// kernel is called once per row of at least a tile's or a period buffer's elements).
@@ -1234,10 +1237,11 @@ pub(crate) type Kernel<'a> = &'a (dyn Fn(&[*mut u8], &[isize], usize) + Sync + S
 ///   is: `a.t() + b`, `out.copy_(&a.t())`): the block is walked in tiles whose transposed inputs
 ///   are gathered into the output's order by in-register block transposes
 ///   ([`transpose::transposed_tiles`]);
-/// * **small inner extent** (`[N,3] + [3]`: `n0 <= SMALL_INNER`, after coalescing): every
-///   operand is either dense across the whole block (outer stride = n0 x inner) or periodic
-///   (outer stride 0, inner unit); the periodic ones are replicated into an L1 buffer of a few
-///   hundred elements, and `k` runs over long flat runs instead of runs of 3.
+/// * **short rows** (`[N,3] + [3]`, or `[N,256] + [256]` of bytes: at least [`MIN_PERIODS`]
+///   rows of the periodic operands fit in [`PERIOD_BYTES`], after coalescing): every operand
+///   is either dense across the whole block (outer stride = n0 x inner), periodic (outer
+///   stride 0, inner unit) or a scalar; the periodic ones are replicated into an L1 buffer, and
+///   `k` runs over long flat runs instead of one call per row.
 pub fn walk_2d(
     k: Kernel,
     sizes: &[usize],
@@ -1254,14 +1258,21 @@ pub fn walk_2d(
     }
     let es = |i: usize| sizes[i] as isize;
     let unit = |i: usize| inner[i] == es(i);
-    // Small inner extent with a dense output over the block.
-    if n0 <= SMALL_INNER && unit(0) && outer[0] == n0 as isize * es(0) {
+    // Short rows with a dense output over the block.
+    if unit(0) && outer[0] == n0 as isize * es(0) {
         let flat = |i: usize| unit(i) && outer[i] == n0 as isize * es(i);
         let periodic = |i: usize| unit(i) && outer[i] == 0;
         let scalar = |i: usize| inner[i] == 0 && outer[i] == 0;
-        if (1..nt).all(|i| flat(i) || periodic(i) || scalar(i)) && (1..nt).any(periodic) {
-            small_inner(k, ptrs, inner, n0, n1, sizes, &periodic);
-            return;
+        if (1..nt).all(|i| flat(i) || periodic(i) || scalar(i)) {
+            let widest = (1..nt).filter(|&i| periodic(i)).map(|i| sizes[i]).max();
+            if let Some(reps) = widest.map(|e| PERIOD_BYTES / (n0 * e))
+                && reps >= MIN_PERIODS
+            {
+                // No more copies than the block has rows.
+                let reps = reps.min(n1);
+                replicated_periods(k, ptrs, inner, n0, n1, sizes, &periodic, reps);
+                return;
+            }
         }
     }
     // Transposed: the output is walked unit-stride, some input is unit-stride across rows
@@ -1288,8 +1299,10 @@ pub fn walk_2d(
 }
 
 /// The replicated-period walk of [`walk_2d`]: the block is `n0 * n1` dense output elements;
-/// periodic inputs (period `n0`) are copied `PERIOD_ELEMS / n0` times into a stack buffer.
-fn small_inner(
+/// periodic inputs (period `n0`) are copied `reps` times into a stack buffer
+/// (`reps * n0 * size <= PERIOD_BYTES`).
+#[allow(clippy::too_many_arguments)]
+fn replicated_periods(
     k: Kernel,
     ptrs: &[*mut u8],
     inner: &[isize],
@@ -1297,12 +1310,14 @@ fn small_inner(
     n1: usize,
     sizes: &[usize],
     periodic: &dyn Fn(usize) -> bool,
+    reps: usize,
 ) {
     let nt = sizes.len();
-    let reps = PERIOD_ELEMS / n0;
     let run = reps * n0;
-    // 8-byte aligned storage for up to PERIOD_ELEMS elements of up to 8 bytes, per operand.
-    let mut bufs = [[0u64; PERIOD_ELEMS]; MAX_WALK_OPERANDS];
+    // 8-byte aligned storage of PERIOD_BYTES per operand, written before it is read (only the
+    // periodic operands' buffers, and only their first run * size bytes, are used).
+    let mut bufs =
+        [const { core::mem::MaybeUninit::<[u64; PERIOD_BYTES / 8]>::uninit() }; MAX_WALK_OPERANDS];
     let mut p = [core::ptr::null_mut::<u8>(); MAX_WALK_OPERANDS];
     let mut st = [0isize; MAX_WALK_OPERANDS];
     for i in 0..nt {
@@ -1313,7 +1328,8 @@ fn small_inner(
             let dst = bufs[i].as_mut_ptr() as *mut u8;
             for r in 0..reps {
                 // SAFETY: the iterator's contract: operand i holds n0 valid elements of size e
-                // at unit stride from ptrs[i]; the buffer holds run * e <= PERIOD_ELEMS * 8 bytes.
+                // at unit stride from ptrs[i]; the buffer holds run * e <= PERIOD_BYTES bytes
+                // (the caller's `reps`). The kernel reads only these run * e written bytes.
                 unsafe { core::ptr::copy_nonoverlapping(ptrs[i], dst.add(r * n0 * e), n0 * e) };
             }
             p[i] = dst;
