@@ -123,6 +123,28 @@ fn small_inner_and_transposed_shapes() {
             let got = a.add(&b);
             let plain = a.add(&b.broadcast_to(&[1000, inner]).contiguous());
             assert_eq!(values(&got), values(&plain), "inner {inner} {dtype:?}");
+            // A broadcast column (one value per row, spread over rows of a buffer) beside the
+            // broadcast row, and alone.
+            let col = make(dtype, 1000, inner, 3, 7);
+            let dense_col = col.broadcast_to(&[1000, inner]).contiguous();
+            assert_eq!(
+                values(&a.add(&col)),
+                values(&a.add(&dense_col)),
+                "column, inner {inner} {dtype:?}"
+            );
+            let w = weft::ops::dyn_api::where_(&make(DType::Bool, 1000, inner, 0, 9), &col, &b)
+                .unwrap();
+            let wp = weft::ops::dyn_api::where_(
+                &make(DType::Bool, 1000, inner, 0, 9),
+                &dense_col,
+                &b.broadcast_to(&[1000, inner]).contiguous(),
+            )
+            .unwrap();
+            assert_eq!(
+                values(&w),
+                values(&wp),
+                "where column, inner {inner} {dtype:?}"
+            );
             let c = make(DType::Bool, 1000, inner, 2, 5);
             let w = weft::ops::dyn_api::where_(&c, &a, &b).unwrap();
             let wp = weft::ops::dyn_api::where_(

@@ -1222,6 +1222,9 @@ const PERIOD_BYTES: usize = 4096;
 /// alike: each kernel call then covers several rows, where the row walk paid a call's
 /// set-up per 256 bytes, 1.3x PyTorch's time).
 const MIN_PERIODS: usize = 4;
+/// Rows a period buffer must hold when an operand is a broadcast column (its buffer is
+/// refilled for every run): u8 rows up to 256 bytes, f32 rows up to 64 elements.
+const MIN_COLUMN_ROWS: usize = 16;
 
 /// A 1-D inner loop behind a pointer: the walks below are compiled once, not per kernel (the
 /// kernel is called once per row of at least a tile's or a period buffer's elements).
@@ -1263,14 +1266,30 @@ pub fn walk_2d(
         let flat = |i: usize| unit(i) && outer[i] == n0 as isize * es(i);
         let periodic = |i: usize| unit(i) && outer[i] == 0;
         let scalar = |i: usize| inner[i] == 0 && outer[i] == 0;
-        if (1..nt).all(|i| flat(i) || periodic(i) || scalar(i)) {
-            let widest = (1..nt).filter(|&i| periodic(i)).map(|i| sizes[i]).max();
+        let column = |i: usize| inner[i] == 0 && outer[i] != 0;
+        if (1..nt).all(|i| flat(i) || periodic(i) || scalar(i) || column(i)) {
+            let buffered = |i: usize| periodic(i) || column(i);
+            let widest = (1..nt).filter(|&i| buffered(i)).map(|i| sizes[i]).max();
+            // A column's buffer is refilled for every run (the row walk keeps its value in a
+            // register instead): worth it only where a run covers many rows.
+            let min_reps = if (1..nt).any(column) {
+                MIN_COLUMN_ROWS
+            } else {
+                MIN_PERIODS
+            };
             if let Some(reps) = widest.map(|e| PERIOD_BYTES / (n0 * e))
-                && reps >= MIN_PERIODS
+                && reps >= min_reps
             {
                 // No more copies than the block has rows.
                 let reps = reps.min(n1);
-                replicated_periods(k, ptrs, inner, n0, n1, sizes, &periodic, reps);
+                let shape = Periods {
+                    n0,
+                    n1,
+                    reps,
+                    periodic: &periodic,
+                    column: &column,
+                };
+                replicated_periods(k, ptrs, inner, outer, sizes, shape);
                 return;
             }
         }
@@ -1298,24 +1317,33 @@ pub fn walk_2d(
     }
 }
 
-/// The replicated-period walk of [`walk_2d`]: the block is `n0 * n1` dense output elements;
-/// periodic inputs (period `n0`) are copied `reps` times into a stack buffer
-/// (`reps * n0 * size <= PERIOD_BYTES`).
-#[allow(clippy::too_many_arguments)]
+/// The geometry of a [`replicated_periods`] walk: `n0 * n1` dense output elements, `reps`
+/// rows per kernel call, which operands are periodic (one row, period `n0`) and which are
+/// columns (one value per row).
+struct Periods<'a> {
+    n0: usize,
+    n1: usize,
+    reps: usize,
+    periodic: &'a dyn Fn(usize) -> bool,
+    column: &'a dyn Fn(usize) -> bool,
+}
+
+/// The replicated-period walk of [`walk_2d`]: periodic inputs are copied `reps` times into a
+/// stack buffer once, column inputs spread over `reps` rows of theirs before each call
+/// (`reps * n0 * size <= PERIOD_BYTES`), and the kernel runs over `reps` rows at a time as if
+/// every operand were dense.
 fn replicated_periods(
     k: Kernel,
     ptrs: &[*mut u8],
     inner: &[isize],
-    n0: usize,
-    n1: usize,
+    outer: &[isize],
     sizes: &[usize],
-    periodic: &dyn Fn(usize) -> bool,
-    reps: usize,
+    g: Periods,
 ) {
-    let nt = sizes.len();
-    let run = reps * n0;
+    let (nt, n0) = (sizes.len(), g.n0);
+    let run = g.reps * n0;
     // 8-byte aligned storage of PERIOD_BYTES per operand, written before it is read (only the
-    // periodic operands' buffers, and only their first run * size bytes, are used).
+    // buffered operands' buffers, and only their first run * size bytes, are used).
     let mut bufs =
         [const { core::mem::MaybeUninit::<[u64; PERIOD_BYTES / 8]>::uninit() }; MAX_WALK_OPERANDS];
     let mut p = [core::ptr::null_mut::<u8>(); MAX_WALK_OPERANDS];
@@ -1323,29 +1351,69 @@ fn replicated_periods(
     for i in 0..nt {
         st[i] = inner[i];
         p[i] = ptrs[i];
-        if i > 0 && periodic(i) {
+        if i > 0 && (g.periodic)(i) {
             let e = sizes[i];
             let dst = bufs[i].as_mut_ptr() as *mut u8;
-            for r in 0..reps {
+            for r in 0..g.reps {
                 // SAFETY: the iterator's contract: operand i holds n0 valid elements of size e
                 // at unit stride from ptrs[i]; the buffer holds run * e <= PERIOD_BYTES bytes
                 // (the caller's `reps`). The kernel reads only these run * e written bytes.
                 unsafe { core::ptr::copy_nonoverlapping(ptrs[i], dst.add(r * n0 * e), n0 * e) };
             }
             p[i] = dst;
+        } else if i > 0 && (g.column)(i) {
+            // Filled per run below; read at unit stride.
+            p[i] = bufs[i].as_mut_ptr() as *mut u8;
+            st[i] = sizes[i] as isize;
         }
     }
-    let total = n0 * n1;
+    let total = n0 * g.n1;
     let mut done = 0;
     while done < total {
         let m = run.min(total - done);
         let mut q = p;
         for i in 0..nt {
-            if i == 0 || !(periodic(i) || inner[i] == 0) {
+            if i > 0 && (g.column)(i) {
+                let (row, e) = (done / n0, sizes[i]);
+                for j in 0..m / n0 {
+                    let src = ptrs[i].wrapping_offset((row + j) as isize * outer[i]);
+                    // SAFETY: the iterator's contract: operand i holds one valid element at
+                    // ptrs[i] + r * outer[i] for every row r < n1 (row + j < n1: m covers
+                    // whole rows of the block); buffer row j is n0 * e bytes within
+                    // run * e <= PERIOD_BYTES, aligned to e (an 8-byte aligned buffer, rows
+                    // n0 * e bytes apart).
+                    unsafe { fill_row(p[i].add(j * n0 * e), src, e, n0) };
+                }
+            } else if i == 0 || !((g.periodic)(i) || inner[i] == 0) {
                 q[i] = ptrs[i].wrapping_offset(done as isize * sizes[i] as isize);
             }
         }
         k(&q[..nt], &st[..nt], m);
         done += m;
+    }
+}
+
+/// Writes `n` copies of the `e`-byte element at `src` to `dst`.
+///
+/// # Safety
+/// `src` valid for reading `e` bytes, `dst` for writing `n * e` bytes and aligned to `e` where
+/// `e` is 2, 4 or 8 (other sizes are copied byte by byte).
+unsafe fn fill_row(dst: *mut u8, src: *const u8, e: usize, n: usize) {
+    // SAFETY: (every arm) the caller's contract; each typed slice covers the n * e bytes.
+    unsafe {
+        match e {
+            1 => core::ptr::write_bytes(dst, src.read(), n),
+            2 => core::slice::from_raw_parts_mut(dst.cast::<u16>(), n)
+                .fill(src.cast::<u16>().read_unaligned()),
+            4 => core::slice::from_raw_parts_mut(dst.cast::<u32>(), n)
+                .fill(src.cast::<u32>().read_unaligned()),
+            8 => core::slice::from_raw_parts_mut(dst.cast::<u64>(), n)
+                .fill(src.cast::<u64>().read_unaligned()),
+            _ => {
+                for j in 0..n {
+                    core::ptr::copy_nonoverlapping(src, dst.add(j * e), e);
+                }
+            }
+        }
     }
 }
