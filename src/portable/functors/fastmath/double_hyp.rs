@@ -278,7 +278,7 @@ pub fn log2_f64_normal(x: f64) -> f64 {
 #[inline(always)]
 fn log2_from(f_t_k: (f64, f64, f64)) -> f64 {
     /// 1/ln2: the f64 nearest and the rest.
-    const IVLN2: f64 = 1.442_695_040_888_963_4;
+    const IVLN2: f64 = core::f64::consts::LOG2_E;
     const IVLN2_LO: f64 = 2.035_527_374_093_103_3e-17;
     // |f/ln2| < 0.6 < |k| unless k = 0.
     scaled_log(f_t_k, IVLN2, IVLN2_LO, 0.0)
@@ -302,7 +302,7 @@ pub fn log10_f64_normal(x: f64) -> f64 {
 #[inline(always)]
 fn log10_from((f, t, k): (f64, f64, f64)) -> f64 {
     /// 1/ln10: the f64 nearest and the rest.
-    const IVLN10: f64 = 4.342_944_819_032_518e-1;
+    const IVLN10: f64 = core::f64::consts::LOG10_E;
     const IVLN10_LO: f64 = 1.098_319_650_216_765e-17;
     /// log10(2) in two parts (FreeBSD's): the high part has 40 significant bits, so `k` times it
     /// is exact.
