@@ -1241,10 +1241,12 @@ pub(crate) type Kernel<'a> = &'a (dyn Fn(&[*mut u8], &[isize], usize) + Sync + S
 ///   are gathered into the output's order by in-register block transposes
 ///   ([`transpose::transposed_tiles`]);
 /// * **short rows** (`[N,3] + [3]`, or `[N,256] + [256]` of bytes: at least [`MIN_PERIODS`]
-///   rows of the periodic operands fit in [`PERIOD_BYTES`], after coalescing): every operand
-///   is either dense across the whole block (outer stride = n0 x inner), periodic (outer
-///   stride 0, inner unit) or a scalar; the periodic ones are replicated into an L1 buffer, and
-///   `k` runs over long flat runs instead of one call per row.
+///   rows of the periodic operands fit in [`PERIOD_BYTES`], after coalescing; at least
+///   [`MIN_COLUMN_ROWS`] where a column takes part): every operand is either dense across the
+///   whole block (outer stride = n0 x inner), periodic (outer stride 0, inner unit), a column
+///   (inner stride 0: `[N,1]` broadcast) or a scalar; the periodic ones are replicated into an
+///   L1 buffer once, the columns spread over one per run, and `k` runs over long flat runs
+///   instead of one call per row.
 pub fn walk_2d(
     k: Kernel,
     sizes: &[usize],
