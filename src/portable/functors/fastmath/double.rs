@@ -152,9 +152,9 @@ pub fn exp_f64(x: f64) -> f64 {
 /// [`exp_f64`] for `x >= -707` only (not NaN), where the result is normal or overflows: no
 /// lower clamp or threshold selects and one scale factor (the same bits). `k` is in
 /// [-1020, 1024] there, so `h = 2^(k-1)` is a normal f64, `h + h·(e^r - 1)` in one fma rounds
-/// as `1 + (e^r - 1)` does (a normal result, >= 2^-1021·2^-½, scaled by a power of two), and the doubling is
-/// exact (or goes to inf past f64::MAX, as every x > 709.78 does: the clamp at 710 keeps k in
-/// range).
+/// as `1 + (e^r - 1)` does (a normal result, >= 2^-1021·2^-½, scaled by a power of two), and
+/// the doubling is exact (or goes to inf past f64::MAX, as every x > 709.78 does: the clamp at
+/// 710 keeps k in range).
 #[inline(always)]
 pub fn exp_f64_normal(x: f64) -> f64 {
     let xc = if x > 710.0 { 710.0 } else { x };
