@@ -132,6 +132,25 @@ fn small_inner_and_transposed_shapes() {
                 values(&a.add(&dense_col)),
                 "column, inner {inner} {dtype:?}"
             );
+            // The column on either side of an op that does not commute (the binary kernel's
+            // own row loop from 256 bytes a row, the replicated walk below), and in place.
+            assert_eq!(
+                values(&col.try_sub(&a).unwrap()),
+                values(&dense_col.try_sub(&a).unwrap()),
+                "column - rows, inner {inner} {dtype:?}"
+            );
+            assert_eq!(
+                values(&a.try_sub(&col).unwrap()),
+                values(&a.try_sub(&dense_col).unwrap()),
+                "rows - column, inner {inner} {dtype:?}"
+            );
+            let mut in_place = a.try_clone().unwrap();
+            in_place.try_sub_(&col).unwrap();
+            assert_eq!(
+                values(&in_place),
+                values(&a.try_sub(&dense_col).unwrap()),
+                "rows -= column, inner {inner} {dtype:?}"
+            );
             let w = weft::ops::dyn_api::where_(&make(DType::Bool, 1000, inner, 0, 9), &col, &b)
                 .unwrap();
             let wp = weft::ops::dyn_api::where_(

@@ -30,6 +30,22 @@ fn contiguous_broadcast_and_strided_paths() {
     // expanded column (inner stride 0)
     let col = t(&[1.0, 2.0], &[2, 1]).expand([2, 3]);
     assert_eq!((&a - &col).to_vec(), vec![0.0, 1.0, 2.0, 2.0, 3.0, 4.0]);
+    // Rows of 256 bytes beside a column, either side, the rows a slice of a wider tensor: the
+    // binary kernel's own row loop (`kernels::column_rows`), and in place.
+    let wide = Tensor::<f32>::from_vec((0..3 * 80).map(|v| v as f32).collect(), &[3, 80]).unwrap();
+    let rows = wide.slice(1, Some(8), Some(72), 1);
+    let col = t(&[1.0, 2.0, 3.0], &[3, 1]);
+    let want = |f: &dyn Fn(f32, f32) -> f32| -> Vec<f32> {
+        (0..3)
+            .flat_map(|r| (8..72).map(move |c| (r, c)))
+            .map(|(r, c)| f((r * 80 + c) as f32, (r + 1) as f32))
+            .collect()
+    };
+    assert_eq!((&rows - &col).to_vec(), want(&|x, k| x - k));
+    assert_eq!((&col - &rows).to_vec(), want(&|x, k| k - x));
+    let mut own = rows.contiguous();
+    own -= &col;
+    assert_eq!(own.to_vec(), want(&|x, k| x - k));
 }
 
 #[test]

@@ -688,9 +688,37 @@ impl<O: Element> Output<O> {
     }
 }
 
-/// An inner loop: `(pointers, byte strides, count)`, outputs first.
-pub trait InnerLoop: Fn(&[*mut u8], &[isize], usize) + Sync + Send {}
-impl<T: Fn(&[*mut u8], &[isize], usize) + Sync + Send> InnerLoop for T {}
+/// An inner loop: runs of `(pointers, byte strides, count)`, outputs first ([`InnerLoop::run`]);
+/// a kernel may also take a whole 2-D block in one call ([`InnerLoop::rows`]). Closures are
+/// inner loops of runs alone.
+pub trait InnerLoop: Sync + Send {
+    /// One run: operand `i`'s `n` elements from `ptrs[i]` at byte stride `strides[i]`.
+    fn run(&self, ptrs: &[*mut u8], strides: &[isize], n: usize);
+
+    /// `n1` rows of `n0` elements, row `r` of operand `i` from `ptrs[i] + r * outer[i]` at
+    /// byte stride `inner[i]`, in one call where the kernel has a row loop of its own for this
+    /// layout (returns true); false, having done nothing, where it has not (the walk then
+    /// chooses, down to one [`InnerLoop::run`] per row). A loop of its own keeps a row's set-up
+    /// (the layout tests, the ISA dispatch, the loop's entry) out of the per-row cost: a
+    /// broadcast column's `[256,256] + [256,1]` paid it 256 times.
+    fn rows(
+        &self,
+        _ptrs: &[*mut u8],
+        _inner: &[isize],
+        _outer: &[isize],
+        _n0: usize,
+        _n1: usize,
+    ) -> bool {
+        false
+    }
+}
+
+impl<T: Fn(&[*mut u8], &[isize], usize) + Sync + Send> InnerLoop for T {
+    #[inline]
+    fn run(&self, ptrs: &[*mut u8], strides: &[isize], n: usize) {
+        self(ptrs, strides, n)
+    }
+}
 
 /// `po[i] = f(pa[i])` for `i < n`; on x86-64 the same loop compiled for AVX-512 or AVX2
 /// ([`isa::on_widest_isa!`]), so branch-free functors (`functors::fastmath`) run 16 or 8 f32 lanes wide
@@ -1057,49 +1085,67 @@ where
     F: Functor<(A, B)>,
     F::Output: Element,
 {
-    let (ia, ib) = (Input::<A>::new(a_dtype), Input::<B>::new(b_dtype));
-    let out = Output::<F::Output>::new(out_dtype);
-    let fused_half = half_fused_dtypes(
-        &[a_dtype, b_dtype],
+    BinaryKernel {
+        f,
         out_dtype,
-        &[A::DTYPE, B::DTYPE, F::Output::DTYPE],
-    );
-    move |ptrs: &[*mut u8], strides: &[isize], n: usize| {
+        ia: Input::<A>::new(a_dtype),
+        ib: Input::<B>::new(b_dtype),
+        out: Output::<F::Output>::new(out_dtype),
+        fused_half: half_fused_dtypes(
+            &[a_dtype, b_dtype],
+            out_dtype,
+            &[A::DTYPE, B::DTYPE, F::Output::DTYPE],
+        ),
+    }
+}
+
+/// [`binary`]'s kernel: runs, and blocks of rows beside a broadcast column.
+struct BinaryKernel<A: Element, B: Element, F: Functor<(A, B)>>
+where
+    F::Output: Element,
+{
+    f: F,
+    out_dtype: DType,
+    ia: Input<A>,
+    ib: Input<B>,
+    out: Output<F::Output>,
+    fused_half: bool,
+}
+
+impl<A, B, F> InnerLoop for BinaryKernel<A, B, F>
+where
+    A: Element,
+    B: Element,
+    F: Functor<(A, B)>,
+    F::Output: Element,
+{
+    fn run(&self, ptrs: &[*mut u8], strides: &[isize], n: usize) {
         type O<F, A, B> = <F as Functor<(A, B)>>::Output;
+        let (f, ia, ib, out) = (&self.f, &self.ia, &self.ib, &self.out);
         let (po, pa, pb) = (ptrs[0], ptrs[1] as *const u8, ptrs[2] as *const u8);
         let (so, sa, sb) = (strides[0], strides[1], strides[2]);
         let eo = size_of::<O<F, A, B>>() as isize;
         let (ea, eb) = (size_of::<A>() as isize, size_of::<B>() as isize);
         // SAFETY: (all branches) the iterator's contract, see `unary`.
         unsafe {
-            if ia.direct && ib.direct && out.direct {
-                let po = po as *mut O<F, A, B>;
-                let (pa, pb) = (pa as *const A, pb as *const B);
-                if so == eo {
-                    if sa == ea && sb == eb {
-                        contiguous_binary(&f, po, pa, pb, n);
-                        return;
-                    }
-                    // One input broadcast (stride 0): its value bound into the functor, the
-                    // other streamed through the (vectorized) unary loop.
-                    if sa == ea && sb == 0 {
-                        let rhs = pb.read();
-                        contiguous_unary(&crate::functors::BindRhs { f, rhs }, po, pa, n);
-                        return;
-                    }
-                    if sa == 0 && sb == eb {
-                        let lhs = pa.read();
-                        contiguous_unary(&crate::functors::BindLhs { f, lhs }, po, pb, n);
-                        return;
-                    }
+            if ia.direct && ib.direct && out.direct && so == eo {
+                if sa == ea && sb == eb {
+                    contiguous_binary(f, po as *mut O<F, A, B>, pa as *const A, pb as *const B, n);
+                    return;
+                }
+                // One input broadcast (stride 0): its value bound into the functor, the other
+                // streamed through the (vectorized) unary loop; one row of `column_rows`.
+                if (sa == ea && sb == 0) || (sa == 0 && sb == eb) {
+                    column_rows(f, po, pa, pb, [0; 3], n, 1, sb == 0);
+                    return;
                 }
                 // Strided: through the block buffers below (gathered, computed contiguously,
                 // scattered), so that the functor vectorizes whatever the layout.
             }
             // Contiguous or broadcast halves computed in f32: fused, as in `unary`.
             let mut start = 0;
-            if fused_half && so == 2 {
-                start = half_fused::binary(&f, out_dtype, po, pa, sa, pb, sb, n);
+            if self.fused_half && so == 2 {
+                start = half_fused::binary(f, self.out_dtype, po, pa, sa, pb, sb, n);
             }
             let (mut a_buf, mut b_buf) = (BlockBuf::<A>::new(), BlockBuf::<B>::new());
             let mut o_buf = BlockBuf::<O<F, A, B>>::new();
@@ -1110,12 +1156,91 @@ where
                 let m = BLOCK.min(n - start);
                 let a = ia.block(pa, sa, start, m, &mut a_buf);
                 let b = ib.block(pb, sb, start, m, &mut b_buf);
-                contiguous_binary(&f, out.block(po, so, start, &mut o_buf), a, b, m);
+                contiguous_binary(f, out.block(po, so, start, &mut o_buf), a, b, m);
                 out.finish(&o_buf, po, so, start, m);
                 start += m;
             }
         }
     }
+
+    /// Rows beside a broadcast column (`[N,M] op [N,1]`, either side): the output and the
+    /// other input unit-stride along each row, stored in their compute dtypes, rows of at
+    /// least [`COLUMN_ROWS_MIN_BYTES`] of output (shorter ones take `walk_2d`'s replicated
+    /// walk).
+    fn rows(
+        &self,
+        ptrs: &[*mut u8],
+        inner: &[isize],
+        outer: &[isize],
+        n0: usize,
+        n1: usize,
+    ) -> bool {
+        let eo = size_of::<F::Output>();
+        let (ea, eb) = (size_of::<A>() as isize, size_of::<B>() as isize);
+        let (so, sa, sb) = (inner[0], inner[1], inner[2]);
+        let rhs_column = sa == ea && sb == 0;
+        if !(self.ia.direct && self.ib.direct && self.out.direct)
+            || so != eo as isize
+            || n0 * eo < COLUMN_ROWS_MIN_BYTES
+            || !(rhs_column || (sa == 0 && sb == eb))
+        {
+            return false;
+        }
+        let outer = [outer[0], outer[1], outer[2]];
+        // SAFETY: the iterator's contract for a 2-D block: row r of operand i is `n0` elements
+        // from `ptrs[i] + r * outer[i]` at `inner[i]` (unit for the output and the streamed
+        // input, 0 for the column).
+        unsafe {
+            column_rows(
+                &self.f, ptrs[0], ptrs[1], ptrs[2], outer, n0, n1, rhs_column,
+            )
+        };
+        true
+    }
+}
+
+/// Output bytes a row needs for [`BinaryKernel`]'s own row loop beside a column.
+const COLUMN_ROWS_MIN_BYTES: usize = 256;
+
+/// `n1` rows of `po[j] = f(pa[j], col)` (`rhs_column`) or `f(col, pb[j])`, `j < n0`, the column
+/// value `col` read once per row from the other input; row `r` of operand `i` starts
+/// `r * outer[i]` bytes after its pointer. One ISA dispatch for all the rows.
+///
+/// # Safety
+/// Each row's `n0` output elements (unit stride, `F::Output`) valid for writes, the streamed
+/// input's `n0` (unit stride) and the column's one element valid for reads, as the iterator
+/// guarantees; the output may be the streamed input (in place).
+#[allow(clippy::too_many_arguments)]
+unsafe fn column_rows<A: Element, B: Element, F: Functor<(A, B)>>(
+    f: &F,
+    po: *mut u8,
+    pa: *const u8,
+    pb: *const u8,
+    outer: [isize; 3],
+    n0: usize,
+    n1: usize,
+    rhs_column: bool,
+) where
+    F::Output: Element,
+{
+    on_widest_isa!([A: Element, B: Element, F: Functor<(A, B)>]
+        (f: &F = f, po: *mut u8 = po, pa: *const u8 = pa, pb: *const u8 = pb,
+            outer: [isize; 3] = outer, n0: usize = n0, n1: usize = n1, rhs_column: bool = rhs_column)
+        where [F::Output: Element] {
+        for r in 0..n1 as isize {
+            let po = po.wrapping_offset(r.wrapping_mul(outer[0])).cast::<F::Output>();
+            let pa = pa.wrapping_offset(r.wrapping_mul(outer[1])).cast::<A>();
+            let pb = pb.wrapping_offset(r.wrapping_mul(outer[2])).cast::<B>();
+            // SAFETY: row r's elements, per the caller's contract.
+            unsafe {
+                if rhs_column {
+                    unary_loop(&crate::functors::BindRhs { f: *f, rhs: pb.read() }, po, pa, n0);
+                } else {
+                    unary_loop(&crate::functors::BindLhs { f: *f, lhs: pa.read() }, po, pb, n0);
+                }
+            }
+        }
+    });
 }
 
 /// The inner loop of a ternary functor `F: (A, B, C) -> O` (where, lerp, addcmul). Same
@@ -1197,10 +1322,10 @@ pub(crate) fn run_kernel(iter: &TensorIterator, cost: LoopCost, k: Kernel) {
     // The walks gather or replicate operands 1.. into scratch buffers: they must be inputs.
     debug_assert_eq!(iter.noutputs(), 1);
     if let Some((p, s, n)) = iter.single_run(cost) {
-        return k(p, s, n);
+        return k.run(p, s, n);
     }
     if !(2..=MAX_WALK_OPERANDS).contains(&nt) {
-        return iter.for_each(cost, k);
+        return iter.for_each(cost, |p, s, n| k.run(p, s, n));
     }
     let mut sizes = [0usize; MAX_WALK_OPERANDS];
     for (i, s) in sizes.iter_mut().enumerate().take(nt) {
@@ -1228,7 +1353,7 @@ const MIN_COLUMN_ROWS: usize = 16;
 
 /// A 1-D inner loop behind a pointer: the walks below are compiled once, not per kernel (the
 /// kernel is called once per row of at least a tile's or a period buffer's elements).
-pub(crate) type Kernel<'a> = &'a (dyn Fn(&[*mut u8], &[isize], usize) + Sync + Send);
+pub(crate) type Kernel<'a> = &'a dyn InnerLoop;
 
 /// Runs a 1-D inner loop `k` over a 2-D block of [`crate::TensorIterator::for_each_2d`]:
 /// `(ptrs, strides, n0, n1)` with `strides` holding every operand's inner byte stride, then
@@ -1258,7 +1383,11 @@ pub fn walk_2d(
     let nt = sizes.len();
     let (inner, outer) = (&strides[..nt], &strides[nt..2 * nt]);
     if n1 <= 1 {
-        k(ptrs, inner, n0);
+        k.run(ptrs, inner, n0);
+        return;
+    }
+    // A kernel's own row loop for this layout (a binary op beside a broadcast column).
+    if k.rows(ptrs, inner, outer, n0, n1) {
         return;
     }
     let es = |i: usize| sizes[i] as isize;
@@ -1312,7 +1441,7 @@ pub fn walk_2d(
     let p = &mut p[..nt];
     p.copy_from_slice(&ptrs[..nt]);
     for _ in 0..n1 {
-        k(p, inner, n0);
+        k.run(p, inner, n0);
         for (q, s) in p.iter_mut().zip(outer) {
             *q = q.wrapping_offset(*s);
         }
@@ -1390,7 +1519,7 @@ fn replicated_periods(
                 q[i] = ptrs[i].wrapping_offset(done as isize * sizes[i] as isize);
             }
         }
-        k(&q[..nt], &st[..nt], m);
+        k.run(&q[..nt], &st[..nt], m);
         done += m;
     }
 }

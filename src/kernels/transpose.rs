@@ -113,7 +113,7 @@ pub(super) fn transposed_tiles(
                             )
                         };
                     }
-                    k(&p[..nt], &st[..nt], m);
+                    k.run(&p[..nt], &st[..nt], m);
                 }
             }
         }

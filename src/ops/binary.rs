@@ -38,7 +38,7 @@ impl BinaryRunner<'_> {
 
     /// Runs a 1-D kernel over `[out, first input]`.
     fn each(&self, k: impl kernels::InnerLoop) {
-        self.execute(&move |p: &[*mut u8], s: &[isize], n| k(&p[..2], &s[..2], n))
+        self.execute(&move |p: &[*mut u8], s: &[isize], n| k.run(&p[..2], &s[..2], n))
     }
 
     /// Runs `k` over the whole run. Not generic: the kernel is called through its pointer,

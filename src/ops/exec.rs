@@ -44,7 +44,7 @@ impl Exec<'_> {
     pub(crate) fn run(&self, cost: LoopCost, k: kernels::Kernel) {
         match self {
             Exec::Iter(it) => kernels::run_kernel(it, cost, k),
-            Exec::Single(run) => k(&run.ptrs[..run.nt], &run.strides()[..run.nt], run.numel),
+            Exec::Single(run) => k.run(&run.ptrs[..run.nt], &run.strides()[..run.nt], run.numel),
         }
     }
 
