@@ -133,7 +133,7 @@ fn small_inner_and_transposed_shapes() {
                 "column, inner {inner} {dtype:?}"
             );
             // The column on either side of an op that does not commute (the binary kernel's
-            // own row loop from 256 bytes a row, the replicated walk below), and in place.
+            // own row loop at every row width), and in place.
             assert_eq!(
                 values(&col.try_sub(&a).unwrap()),
                 values(&dense_col.try_sub(&a).unwrap()),

@@ -1164,9 +1164,10 @@ where
     }
 
     /// Rows beside a broadcast column (`[N,M] op [N,1]`, either side): the output and the
-    /// other input unit-stride along each row, stored in their compute dtypes, rows of at
-    /// least [`COLUMN_ROWS_MIN_BYTES`] of output (shorter ones take `walk_2d`'s replicated
-    /// walk).
+    /// other input unit-stride along each row, stored in their compute dtypes. Faster than
+    /// `walk_2d`'s replicated walk (the column spread over a buffer per run) at every row
+    /// width: 64K-element u8 adds in rows of 2 / 16 / 256 took 62 / 6.7 / 1.7 µs, against 87 /
+    /// 12 / 2.5.
     fn rows(
         &self,
         ptrs: &[*mut u8],
@@ -1181,7 +1182,6 @@ where
         let rhs_column = sa == ea && sb == 0;
         if !(self.ia.direct && self.ib.direct && self.out.direct)
             || so != eo as isize
-            || n0 * eo < COLUMN_ROWS_MIN_BYTES
             || !(rhs_column || (sa == 0 && sb == eb))
         {
             return false;
@@ -1198,9 +1198,6 @@ where
         true
     }
 }
-
-/// Output bytes a row needs for [`BinaryKernel`]'s own row loop beside a column.
-const COLUMN_ROWS_MIN_BYTES: usize = 256;
 
 /// `n1` rows of `po[j] = f(pa[j], col)` (`rhs_column`) or `f(col, pb[j])`, `j < n0`, the column
 /// value `col` read once per row from the other input; row `r` of operand `i` starts
@@ -1351,14 +1348,15 @@ const MIN_PERIODS: usize = 4;
 /// refilled for every run): u8 rows up to 256 bytes, f32 rows up to 64 elements.
 const MIN_COLUMN_ROWS: usize = 16;
 
-/// A 1-D inner loop behind a pointer: the walks below are compiled once, not per kernel (the
-/// kernel is called once per row of at least a tile's or a period buffer's elements).
+/// An inner loop behind a pointer: the walks below are compiled once, not per kernel (the
+/// kernel is called once per block, tile row or period buffer).
 pub(crate) type Kernel<'a> = &'a dyn InnerLoop;
 
-/// Runs a 1-D inner loop `k` over a 2-D block of [`crate::TensorIterator::for_each_2d`]:
+/// Runs an inner loop `k` over a 2-D block of [`crate::TensorIterator::for_each_2d`]:
 /// `(ptrs, strides, n0, n1)` with `strides` holding every operand's inner byte stride, then
 /// every operand's outer byte stride. `sizes[i]` is operand `i`'s element size in bytes
-/// (outputs first; at most [`MAX_WALK_OPERANDS`]). Two layouts get a better walk than row by
+/// (outputs first; at most [`MAX_WALK_OPERANDS`]). The kernel's own row loop for the layout
+/// ([`InnerLoop::rows`]) is tried first; otherwise two layouts get a better walk than row by
 /// row:
 ///
 /// * **transposed** (an input whose inner stride cannot be made unit but whose outer stride
