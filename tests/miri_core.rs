@@ -31,7 +31,7 @@ fn contiguous_broadcast_and_strided_paths() {
     let col = t(&[1.0, 2.0], &[2, 1]).expand([2, 3]);
     assert_eq!((&a - &col).to_vec(), vec![0.0, 1.0, 2.0, 2.0, 3.0, 4.0]);
     // Rows of 256 bytes beside a column, either side, the rows a slice of a wider tensor: the
-    // binary kernel's own row loop (`kernels::column_rows`), and in place.
+    // binary kernel's own row loop (`kernels::binary_rows`), and in place.
     let wide = Tensor::<f32>::from_vec((0..3 * 80).map(|v| v as f32).collect(), &[3, 80]).unwrap();
     let rows = wide.slice(1, Some(8), Some(72), 1);
     let col = t(&[1.0, 2.0, 3.0], &[3, 1]);
@@ -46,6 +46,23 @@ fn contiguous_broadcast_and_strided_paths() {
     let mut own = rows.contiguous();
     own -= &col;
     assert_eq!(own.to_vec(), want(&|x, k| x - k));
+    // The same row loop over two streamed inputs: the sliced rows beside a broadcast row of
+    // 256 bytes, beside themselves, and in place into a view.
+    let row = Tensor::<f32>::from_vec((0..64).map(|v| v as f32 * 0.5).collect(), &[64]).unwrap();
+    let want2 = |f: &dyn Fn(f32, f32) -> f32| -> Vec<f32> {
+        (0..3)
+            .flat_map(|r| (8..72).map(move |c| (r, c)))
+            .map(|(r, c)| f((r * 80 + c) as f32, (c - 8) as f32 * 0.5))
+            .collect()
+    };
+    assert_eq!((&rows - &row).to_vec(), want2(&|x, y| x - y));
+    assert_eq!((&row - &rows).to_vec(), want2(&|x, y| y - x));
+    assert_eq!((&rows * &rows).to_vec(), want(&|x, _| x * x));
+    let wide2 = wide.try_clone().unwrap();
+    let mut view = wide2.slice(1, Some(8), Some(72), 1);
+    view -= &row;
+    assert_eq!(view.to_vec(), want2(&|x, y| x - y));
+    assert_eq!(wide2.get(&[1, 7]).unwrap(), 87.0);
 }
 
 #[test]

@@ -1134,9 +1134,13 @@ where
                     return;
                 }
                 // One input broadcast (stride 0): its value bound into the functor, the other
-                // streamed through the (vectorized) unary loop; one row of `column_rows`.
-                if (sa == ea && sb == 0) || (sa == 0 && sb == eb) {
-                    column_rows(f, po, pa, pb, [0; 3], n, 1, sb == 0);
+                // streamed through the (vectorized) unary loop; one row of `binary_rows`.
+                if sa == ea && sb == 0 {
+                    binary_rows(f, po, pa, pb, [0; 3], n, 1, RowLayout::RhsColumn);
+                    return;
+                }
+                if sa == 0 && sb == eb {
+                    binary_rows(f, po, pa, pb, [0; 3], n, 1, RowLayout::LhsColumn);
                     return;
                 }
                 // Strided: through the block buffers below (gathered, computed contiguously,
@@ -1163,11 +1167,13 @@ where
         }
     }
 
-    /// Rows beside a broadcast column (`[N,M] op [N,1]`, either side): the output and the
-    /// other input unit-stride along each row, stored in their compute dtypes. Faster than
-    /// `walk_2d`'s replicated walk (the column spread over a buffer per run) at every row
-    /// width: 64K-element u8 adds in rows of 2 / 16 / 256 took 62 / 6.7 / 1.7 µs, against 87 /
-    /// 12 / 2.5.
+    /// Rows whose output and inputs are each unit-stride along the row or (an input) a
+    /// broadcast column (`[N,M] op [N,1]`, either side), stored in their compute dtypes, at any
+    /// outer strides: a broadcast row (`[N,M] op [M]`), sliced rows, a column. The column was
+    /// faster here than in `walk_2d`'s replicated walk (spread over a buffer per run) at every
+    /// row width: 64K-element u8 adds in rows of 2 / 16 / 256 took 62 / 6.7 / 1.7 µs, against
+    /// 87 / 12 / 2.5. A broadcast row shorter than [`PERIODIC_ROWS_MIN_BYTES`] is left to the
+    /// replicated walk, which runs several rows per call.
     fn rows(
         &self,
         ptrs: &[*mut u8],
@@ -1177,38 +1183,91 @@ where
         n1: usize,
     ) -> bool {
         let eo = size_of::<F::Output>();
-        let (ea, eb) = (size_of::<A>() as isize, size_of::<B>() as isize);
+        let (ea, eb) = (size_of::<A>(), size_of::<B>());
         let (so, sa, sb) = (inner[0], inner[1], inner[2]);
-        let rhs_column = sa == ea && sb == 0;
-        if !(self.ia.direct && self.ib.direct && self.out.direct)
-            || so != eo as isize
-            || !(rhs_column || (sa == 0 && sb == eb))
-        {
+        let layout = match (sa == ea as isize, sb == eb as isize) {
+            (true, true) => {
+                let periodic = outer[1] == 0 || outer[2] == 0;
+                if periodic && n0 * ea.max(eb) < PERIODIC_ROWS_MIN_BYTES {
+                    return false;
+                }
+                RowLayout::Streamed
+            }
+            (true, false) if sb == 0 => RowLayout::RhsColumn,
+            (false, true) if sa == 0 => RowLayout::LhsColumn,
+            _ => return false,
+        };
+        if !(self.ia.direct && self.ib.direct && self.out.direct) || so != eo as isize {
             return false;
         }
         let outer = [outer[0], outer[1], outer[2]];
         // SAFETY: the iterator's contract for a 2-D block: row r of operand i is `n0` elements
         // from `ptrs[i] + r * outer[i]` at `inner[i]` (unit for the output and the streamed
-        // input, 0 for the column).
-        unsafe {
-            column_rows(
-                &self.f, ptrs[0], ptrs[1], ptrs[2], outer, n0, n1, rhs_column,
-            )
-        };
+        // inputs, 0 for a column).
+        unsafe { binary_rows(&self.f, ptrs[0], ptrs[1], ptrs[2], outer, n0, n1, layout) };
         true
     }
 }
 
-/// `n1` rows of `po[j] = f(pa[j], col)` (`rhs_column`) or `f(col, pb[j])`, `j < n0`, the column
-/// value `col` read once per row from the other input; row `r` of operand `i` starts
-/// `r * outer[i]` bytes after its pointer. One ISA dispatch for all the rows.
+/// Broadcast rows shorter than this many bytes (of the wider input) are left by
+/// [`BinaryKernel`]'s row loop to `walk_2d`'s replicated walk: 64K-element adds over a
+/// broadcast row of 64 bytes took 6.2 (u8) / 12.9 (f32) / 17.5 (f64) µs row by row against 2.8
+/// / 7.4 / 14.0 replicated; from 128 bytes the row loop was as fast or faster (256 bytes: 1.8 /
+/// 5.3 / 14.2 against 2.9 / 7.5 / 13.7).
+const PERIODIC_ROWS_MIN_BYTES: usize = 128;
+
+/// How the inputs of [`binary_rows`] run along a row.
+#[derive(Clone, Copy)]
+enum RowLayout {
+    /// Both unit-stride.
+    Streamed,
+    /// The first unit-stride, the second one value per row.
+    RhsColumn,
+    /// The first one value per row, the second unit-stride.
+    LhsColumn,
+}
+
+/// A binary block's operands: row `r` of operand `i` starts `r * outer[i]` bytes after its
+/// pointer.
+#[derive(Clone, Copy)]
+struct RowPointers {
+    po: *mut u8,
+    pa: *const u8,
+    pb: *const u8,
+    outer: [isize; 3],
+}
+
+impl RowPointers {
+    /// Row `r`'s first elements.
+    #[inline(always)]
+    fn row<O, A, B>(&self, r: usize) -> (*mut O, *const A, *const B) {
+        let r = r as isize;
+        (
+            self.po
+                .wrapping_offset(r.wrapping_mul(self.outer[0]))
+                .cast(),
+            self.pa
+                .wrapping_offset(r.wrapping_mul(self.outer[1]))
+                .cast(),
+            self.pb
+                .wrapping_offset(r.wrapping_mul(self.outer[2]))
+                .cast(),
+        )
+    }
+}
+
+/// `n1` rows of `po[j] = f(pa[j], pb[j])`, `j < n0`, a column's value read once per row and
+/// bound into the functor (`layout`); row `r` of operand `i` starts `r * outer[i]` bytes after
+/// its pointer. One ISA dispatch for all the rows; each layout its own compiled loop (one
+/// function holding the three inlined the functor less: bf16 `atan2` over broadcast rows ran
+/// 1.25x slower).
 ///
 /// # Safety
-/// Each row's `n0` output elements (unit stride, `F::Output`) valid for writes, the streamed
-/// input's `n0` (unit stride) and the column's one element valid for reads, as the iterator
-/// guarantees; the output may be the streamed input (in place).
+/// Each row's `n0` output elements (unit stride, `F::Output`) valid for writes, a streamed
+/// input's `n0` (unit stride) and a column's one element valid for reads, as the iterator
+/// guarantees; the output may be a streamed input (in place).
 #[allow(clippy::too_many_arguments)]
-unsafe fn column_rows<A: Element, B: Element, F: Functor<(A, B)>>(
+unsafe fn binary_rows<A: Element, B: Element, F: Functor<(A, B)>>(
     f: &F,
     po: *mut u8,
     pa: *const u8,
@@ -1216,28 +1275,44 @@ unsafe fn column_rows<A: Element, B: Element, F: Functor<(A, B)>>(
     outer: [isize; 3],
     n0: usize,
     n1: usize,
-    rhs_column: bool,
+    layout: RowLayout,
 ) where
     F::Output: Element,
 {
-    on_widest_isa!([A: Element, B: Element, F: Functor<(A, B)>]
-        (f: &F = f, po: *mut u8 = po, pa: *const u8 = pa, pb: *const u8 = pb,
-            outer: [isize; 3] = outer, n0: usize = n0, n1: usize = n1, rhs_column: bool = rhs_column)
-        where [F::Output: Element] {
-        for r in 0..n1 as isize {
-            let po = po.wrapping_offset(r.wrapping_mul(outer[0])).cast::<F::Output>();
-            let pa = pa.wrapping_offset(r.wrapping_mul(outer[1])).cast::<A>();
-            let pb = pb.wrapping_offset(r.wrapping_mul(outer[2])).cast::<B>();
-            // SAFETY: row r's elements, per the caller's contract.
-            unsafe {
-                if rhs_column {
-                    unary_loop(&crate::functors::BindRhs { f: *f, rhs: pb.read() }, po, pa, n0);
-                } else {
-                    unary_loop(&crate::functors::BindLhs { f: *f, lhs: pa.read() }, po, pb, n0);
+    let p = RowPointers { po, pa, pb, outer };
+    match layout {
+        RowLayout::Streamed => on_widest_isa!([A: Element, B: Element, F: Functor<(A, B)>]
+            (f: &F = f, p: RowPointers = p, n0: usize = n0, n1: usize = n1)
+            where [F::Output: Element] {
+            for r in 0..n1 {
+                let (po, pa, pb) = p.row::<F::Output, A, B>(r);
+                // SAFETY: row r's elements, per the caller's contract.
+                unsafe { binary_loop(f, po, pa, pb, n0) }
+            }
+        }),
+        RowLayout::RhsColumn => on_widest_isa!([A: Element, B: Element, F: Functor<(A, B)>]
+            (f: &F = f, p: RowPointers = p, n0: usize = n0, n1: usize = n1)
+            where [F::Output: Element] {
+            for r in 0..n1 {
+                let (po, pa, pb) = p.row::<F::Output, A, B>(r);
+                // SAFETY: row r's elements, per the caller's contract.
+                unsafe {
+                    unary_loop(&crate::functors::BindRhs { f: *f, rhs: pb.read() }, po, pa, n0)
                 }
             }
-        }
-    });
+        }),
+        RowLayout::LhsColumn => on_widest_isa!([A: Element, B: Element, F: Functor<(A, B)>]
+            (f: &F = f, p: RowPointers = p, n0: usize = n0, n1: usize = n1)
+            where [F::Output: Element] {
+            for r in 0..n1 {
+                let (po, pa, pb) = p.row::<F::Output, A, B>(r);
+                // SAFETY: row r's elements, per the caller's contract.
+                unsafe {
+                    unary_loop(&crate::functors::BindLhs { f: *f, lhs: pa.read() }, po, pb, n0)
+                }
+            }
+        }),
+    }
 }
 
 /// The inner loop of a ternary functor `F: (A, B, C) -> O` (where, lerp, addcmul). Same
