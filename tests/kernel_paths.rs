@@ -31,7 +31,8 @@ const DTYPES: [DType; 7] = [
 
 /// A random tensor of `dtype` with logical shape `[r, c]`, in layout `kind`:
 /// 0 contiguous, 1 transposed (a `[c, r]` tensor's `.t()`), 2 a broadcast row `[c]`,
-/// 3 a broadcast column `[r, 1]`, 4 a `[1, 1]` (broadcast both ways; a 0-d tensor would promote differently), 5 every other column of a wider tensor.
+/// 3 a broadcast column `[r, 1]`, 4 a `[1, 1]` (broadcast both ways; a 0-d tensor would promote differently), 5 every other column of a wider tensor, 6 columns 1..=c of a
+/// `[r, c + 3]` tensor (unit-stride rows that do not coalesce: the kernels' own row loops).
 fn make(dtype: DType, r: usize, c: usize, kind: u8, seed: u64) -> DynTensor {
     let ints = |shape: &[usize]| {
         Tensor::<i64>::randint(shape, 0, 100, seed)
@@ -45,7 +46,8 @@ fn make(dtype: DType, r: usize, c: usize, kind: u8, seed: u64) -> DynTensor {
         2 => ints(&[c]),
         3 => ints(&[r, 1]),
         4 => ints(&[1, 1]),
-        _ => ints(&[r, 2 * c]).slice(1, None, None, 2),
+        5 => ints(&[r, 2 * c]).slice(1, None, None, 2),
+        _ => ints(&[r, c + 3]).slice(1, Some(1), Some(1 + c as isize), 1),
     }
 }
 
@@ -58,8 +60,8 @@ fn binary_layouts_match_plain_path() {
     let strat = (
         1usize..140,
         1usize..140,
-        0u8..6,
-        0u8..6,
+        0u8..7,
+        0u8..7,
         0usize..DTYPES.len(),
         0usize..DTYPES.len(),
         any::<u64>(),
@@ -98,6 +100,45 @@ fn binary_layouts_match_plain_path() {
             Ok(())
         })
         .unwrap();
+}
+
+#[test]
+fn unary_ops_over_sliced_rows_match_plain_path() {
+    // Unit-stride rows at an outer stride wider than the row (the unary kernel's own row
+    // loop), also beside a broadcast row (expanded: periodic), against the contiguous copy.
+    for c in (1..=17usize).chain([31, 32, 33, 64, 100, 256]) {
+        for dtype in DTYPES {
+            let a = make(dtype, 40, c, 6, c as u64);
+            let dense = a.contiguous();
+            for (name, got, want) in [
+                ("neg", a.try_neg(), dense.try_neg()),
+                ("abs", a.try_abs(), dense.try_abs()),
+                ("exp", a.try_exp(), dense.try_exp()),
+                ("sqrt", a.try_sqrt(), dense.try_sqrt()),
+                (
+                    "row",
+                    a.try_add(&make(dtype, 40, c, 2, 3)),
+                    dense.try_add(&make(dtype, 40, c, 2, 3).broadcast_to(&[40, c]).contiguous()),
+                ),
+            ] {
+                let (got, want) = (got.unwrap(), want.unwrap());
+                assert_eq!(values(&got), values(&want), "{name} {dtype:?} c {c}");
+            }
+            let expanded = make(dtype, 40, c, 2, 4).broadcast_to(&[40, c]);
+            assert_eq!(
+                values(&expanded.try_exp().unwrap()),
+                values(&expanded.contiguous().try_exp().unwrap()),
+                "exp of a broadcast row {dtype:?} c {c}"
+            );
+            // In place into the sliced rows.
+            let wide = make(dtype, 40, c + 3, 0, 5);
+            let view = wide.slice(1, Some(1), Some(1 + c as isize), 1);
+            let want = view.try_neg().unwrap();
+            let mut inplace = view.share();
+            inplace.try_neg_().unwrap();
+            assert_eq!(values(&view), values(&want), "neg_ {dtype:?} c {c}");
+        }
+    }
 }
 
 #[test]

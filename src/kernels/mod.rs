@@ -16,6 +16,7 @@ use crate::dtype::DType;
 use crate::element::{Element, convert_value};
 use crate::functors::{Functor, VectorForm};
 use crate::iter::{LoopCost, TensorIterator};
+use core::marker::PhantomData;
 use isa::on_widest_isa;
 
 mod bf16_native;
@@ -1016,7 +1017,8 @@ where
         Output::<F::Output>::new(out_dtype),
     );
     let fused_half = half_fused_dtypes(&[in_dtype], out_dtype, &[C::DTYPE, F::Output::DTYPE]);
-    move |ptrs: &[*mut u8], strides: &[isize], n: usize| {
+    let direct = inp.direct && out.direct;
+    let runs = move |ptrs: &[*mut u8], strides: &[isize], n: usize| {
         type O<F, C> = <F as Functor<(C,)>>::Output;
         let (po, pa) = (ptrs[0], ptrs[1] as *const u8);
         let (so, sa) = (strides[0], strides[1]);
@@ -1072,6 +1074,73 @@ where
                 start += m;
             }
         }
+    };
+    UnaryKernel {
+        runs,
+        f,
+        direct,
+        input: PhantomData,
+    }
+}
+
+/// [`unary`]'s kernel: its runs (`runs`), and blocks of unit-stride rows at any outer strides
+/// (sliced rows, `x[:, a..b].exp()`) in one call where both operands are stored in their
+/// compute dtypes (`direct`).
+struct UnaryKernel<C, F, R> {
+    runs: R,
+    f: F,
+    direct: bool,
+    input: PhantomData<fn(C)>,
+}
+
+impl<C, F, R> InnerLoop for UnaryKernel<C, F, R>
+where
+    C: Element,
+    F: Functor<(C,)>,
+    F::Output: Element,
+    R: Fn(&[*mut u8], &[isize], usize) + Sync + Send,
+{
+    fn run(&self, ptrs: &[*mut u8], strides: &[isize], n: usize) {
+        (self.runs)(ptrs, strides, n)
+    }
+
+    /// Rows whose output and input are unit-stride along the row: one ISA dispatch for the
+    /// block instead of one per row. A broadcast row shorter than [`PERIODIC_ROWS_MIN_BYTES`]
+    /// is left to the replicated walk; constant results and the hand-vectorized `sqrt` keep
+    /// their runs.
+    fn rows(
+        &self,
+        ptrs: &[*mut u8],
+        inner: &[isize],
+        outer: &[isize],
+        n0: usize,
+        n1: usize,
+    ) -> bool {
+        let (eo, ec) = (size_of::<F::Output>(), size_of::<C>());
+        if !self.direct
+            || F::CONSTANT_RESULT
+            || F::VECTOR_FORM == VectorForm::Sqrt
+            || inner[0] != eo as isize
+            || inner[1] != ec as isize
+            || (outer[1] == 0 && n0 * ec < PERIODIC_ROWS_MIN_BYTES)
+        {
+            return false;
+        }
+        let (f, po, pa, outer) = (&self.f, ptrs[0], ptrs[1] as *const u8, [outer[0], outer[1]]);
+        on_widest_isa!([C: Element, F: Functor<(C,)>]
+            (f: &F = f, po: *mut u8 = po, pa: *const u8 = pa, outer: [isize; 2] = outer,
+                n0: usize = n0, n1: usize = n1)
+            where [F::Output: Element] {
+            for r in 0..n1 as isize {
+                let po = po.wrapping_offset(r.wrapping_mul(outer[0])).cast::<F::Output>();
+                let pa = pa.wrapping_offset(r.wrapping_mul(outer[1])).cast::<C>();
+                // SAFETY: the iterator's contract for a 2-D block: row r of each operand is
+                // `n0` unit-stride elements of its compute type from `ptrs[i] + r * outer[i]`
+                // (the output's may be the input's: in place).
+                unsafe { unary_loop(f, po, pa, n0) }
+            }
+        });
+        true
     }
 }
 
