@@ -63,6 +63,13 @@ fn contiguous_broadcast_and_strided_paths() {
     view -= &row;
     assert_eq!(view.to_vec(), want2(&|x, y| x - y));
     assert_eq!(wide2.get(&[1, 7]).unwrap(), 87.0);
+    // The unary kernel's row loop over the same sliced rows, fresh and in place.
+    assert_eq!((-&rows).to_vec(), want(&|x, _| -x));
+    let wide3 = wide.try_clone().unwrap();
+    let mut view3 = wide3.slice(1, Some(8), Some(72), 1);
+    view3.neg_();
+    assert_eq!(view3.to_vec(), want(&|x, _| -x));
+    assert_eq!(wide3.get(&[2, 72]).unwrap(), 232.0);
 }
 
 #[test]
