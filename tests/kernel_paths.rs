@@ -104,8 +104,9 @@ fn binary_layouts_match_plain_path() {
 
 #[test]
 fn unary_ops_over_sliced_rows_match_plain_path() {
-    // Unit-stride rows at an outer stride wider than the row (the unary kernel's own row
-    // loop), also beside a broadcast row (expanded: periodic), against the contiguous copy.
+    // Unit-stride rows at an outer stride wider than the row (the unary and ternary kernels'
+    // own row loops), also beside a broadcast row (expanded: periodic), against the contiguous
+    // copy.
     for c in (1..=17usize).chain([31, 32, 33, 64, 100, 256]) {
         for dtype in DTYPES {
             let a = make(dtype, 40, c, 6, c as u64);
@@ -129,6 +130,23 @@ fn unary_ops_over_sliced_rows_match_plain_path() {
                 values(&expanded.try_exp().unwrap()),
                 values(&expanded.contiguous().try_exp().unwrap()),
                 "exp of a broadcast row {dtype:?} c {c}"
+            );
+            // The ternary kernel's row loop: `where` over sliced rows, and beside a broadcast row.
+            let cond = make(DType::Bool, 40, c, 6, 6);
+            let other = make(dtype, 40, c, 6, 7);
+            let row = make(dtype, 40, c, 2, 8);
+            let dense_row = row.broadcast_to(&[40, c]).contiguous();
+            let (dc, dother) = (cond.contiguous(), other.contiguous());
+            let w = weft::ops::dyn_api::where_;
+            assert_eq!(
+                values(&w(&cond, &a, &other).unwrap()),
+                values(&w(&dc, &dense, &dother).unwrap()),
+                "where {dtype:?} c {c}"
+            );
+            assert_eq!(
+                values(&w(&cond, &a, &row).unwrap()),
+                values(&w(&dc, &dense, &dense_row).unwrap()),
+                "where, row {dtype:?} c {c}"
             );
             // In place into the sliced rows.
             let wide = make(dtype, 40, c + 3, 0, 5);

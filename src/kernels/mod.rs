@@ -938,17 +938,32 @@ unsafe fn contiguous_ternary<A: Element, B: Element, C: Element, F: Functor<(A, 
 ) where
     F::Output: Element,
 {
-    #[inline(always)]
-    unsafe fn ternary_loop<A: Element, B: Element, C: Element, F: Functor<(A, B, C)>>(
-        f: &F,
-        po: *mut F::Output,
-        pa: *const A,
-        pb: *const B,
-        pc: *const C,
-        n: usize,
-    ) where
-        F::Output: Element,
-    {
+    // Every run, short ones too, as in [`contiguous_unary`].
+    on_widest_isa!([A: Element, B: Element, C: Element, F: Functor<(A, B, C)>]
+        (f: &F = f, po: *mut F::Output = po, pa: *const A = pa, pb: *const B = pb,
+         pc: *const C = pc, n: usize = n)
+        where [F::Output: Element] {
+        // SAFETY: the caller's contract.
+        unsafe { ternary_loop(f, po, pa, pb, pc, n) }
+    });
+}
+
+/// The loop of [`contiguous_ternary`]: `po[i] = f(pa[i], pb[i], pc[i])` for `i < n`.
+///
+/// # Safety
+/// As [`contiguous_ternary`].
+#[inline(always)]
+unsafe fn ternary_loop<A: Element, B: Element, C: Element, F: Functor<(A, B, C)>>(
+    f: &F,
+    po: *mut F::Output,
+    pa: *const A,
+    pb: *const B,
+    pc: *const C,
+    n: usize,
+) where
+    F::Output: Element,
+{
+    let each = |pa: *const A| {
         for i in 0..n {
             // SAFETY: the caller's contract.
             unsafe {
@@ -956,20 +971,12 @@ unsafe fn contiguous_ternary<A: Element, B: Element, C: Element, F: Functor<(A, 
                     .write(f.call((pa.add(i).read(), pb.add(i).read(), pc.add(i).read())))
             };
         }
+    };
+    // In place into the first input (`lerp_`, `addcmul_`): read through `po` (`in_place`).
+    match in_place(po, pa) {
+        Some(pa) => each(pa),
+        None => each(pa),
     }
-    // Every run, short ones too, as in [`contiguous_unary`].
-    on_widest_isa!([A: Element, B: Element, C: Element, F: Functor<(A, B, C)>]
-        (f: &F = f, po: *mut F::Output = po, pa: *const A = pa, pb: *const B = pb,
-         pc: *const C = pc, n: usize = n)
-        where [F::Output: Element] {
-        // In place into the first input (`lerp_`, `addcmul_`): read through `po` (`in_place`).
-        if let Some(pa) = in_place(po, pa) {
-            // SAFETY: the caller's contract; `pa` is `po` (the same elements).
-            return unsafe { ternary_loop(f, po, pa, pb, pc, n) };
-        }
-        // SAFETY: the caller's contract.
-        unsafe { ternary_loop(f, po, pa, pb, pc, n) }
-    });
 }
 
 /// A block buffer of the casting path: `BLOCK` elements left uninitialised (zeroing 1 KiB per
@@ -1401,7 +1408,8 @@ where
         Input::<C>::new(dtypes[3]),
     );
     let out = Output::<F::Output>::new(dtypes[0]);
-    move |ptrs: &[*mut u8], strides: &[isize], n: usize| {
+    let direct = ia.direct && ib.direct && ic.direct && out.direct;
+    let runs = move |ptrs: &[*mut u8], strides: &[isize], n: usize| {
         type O<F, A, B, C> = <F as Functor<(A, B, C)>>::Output;
         let (po, pa, pb, pc) = (
             ptrs[0],
@@ -1440,6 +1448,78 @@ where
                 start += m;
             }
         }
+    };
+    TernaryKernel {
+        runs,
+        f,
+        direct,
+        inputs: PhantomData,
+    }
+}
+
+/// [`ternary`]'s kernel: its runs (`runs`), and blocks whose four operands are unit-stride
+/// rows at any outer strides in one call where all are stored in their compute dtypes.
+struct TernaryKernel<A, B, C, F, R> {
+    runs: R,
+    f: F,
+    direct: bool,
+    inputs: PhantomData<fn(A, B, C)>,
+}
+
+impl<A, B, C, F, R> InnerLoop for TernaryKernel<A, B, C, F, R>
+where
+    A: Element,
+    B: Element,
+    C: Element,
+    F: Functor<(A, B, C)>,
+    F::Output: Element,
+    R: Fn(&[*mut u8], &[isize], usize) + Sync + Send,
+{
+    fn run(&self, ptrs: &[*mut u8], strides: &[isize], n: usize) {
+        (self.runs)(ptrs, strides, n)
+    }
+
+    /// As [`UnaryKernel`]'s: unit-stride rows, one ISA dispatch for the block; broadcast rows
+    /// shorter than [`PERIODIC_ROWS_MIN_BYTES`] left to the replicated walk.
+    fn rows(
+        &self,
+        ptrs: &[*mut u8],
+        inner: &[isize],
+        outer: &[isize],
+        n0: usize,
+        n1: usize,
+    ) -> bool {
+        let sizes = [
+            size_of::<F::Output>(),
+            size_of::<A>(),
+            size_of::<B>(),
+            size_of::<C>(),
+        ];
+        let widest = sizes[1].max(sizes[2]).max(sizes[3]);
+        let periodic = (1..4).any(|i| outer[i] == 0);
+        if !self.direct
+            || (0..4).any(|i| inner[i] != sizes[i] as isize)
+            || (periodic && n0 * widest < PERIODIC_ROWS_MIN_BYTES)
+        {
+            return false;
+        }
+        let (f, outer) = (&self.f, [outer[0], outer[1], outer[2], outer[3]]);
+        let p = [ptrs[0], ptrs[1], ptrs[2], ptrs[3]];
+        on_widest_isa!([A: Element, B: Element, C: Element, F: Functor<(A, B, C)>]
+            (f: &F = f, p: [*mut u8; 4] = p, outer: [isize; 4] = outer, n0: usize = n0,
+                n1: usize = n1)
+            where [F::Output: Element] {
+            for r in 0..n1 as isize {
+                let at = |i: usize| p[i].wrapping_offset(r.wrapping_mul(outer[i]));
+                // SAFETY: the iterator's contract for a 2-D block: row r of each operand is
+                // `n0` unit-stride elements of its compute type from `ptrs[i] + r * outer[i]`
+                // (the output's may be an input's: in place).
+                unsafe {
+                    ternary_loop(f, at(0).cast(), at(1).cast(), at(2).cast(), at(3).cast(), n0)
+                }
+            }
+        });
+        true
     }
 }
 
