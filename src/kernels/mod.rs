@@ -16,7 +16,6 @@ use crate::dtype::DType;
 use crate::element::{Element, convert_value};
 use crate::functors::{Functor, VectorForm};
 use crate::iter::{LoopCost, TensorIterator};
-use core::marker::PhantomData;
 use isa::on_widest_isa;
 
 mod bf16_native;
@@ -1082,49 +1081,13 @@ where
             }
         }
     };
-    UnaryKernel {
-        runs,
-        f,
-        direct,
-        input: PhantomData,
-    }
-}
-
-/// [`unary`]'s kernel: its runs (`runs`), and blocks of unit-stride rows at any outer strides
-/// (sliced rows, `x[:, a..b].exp()`) in one call where both operands are stored in their
-/// compute dtypes (`direct`).
-struct UnaryKernel<C, F, R> {
-    runs: R,
-    f: F,
-    direct: bool,
-    input: PhantomData<fn(C)>,
-}
-
-impl<C, F, R> InnerLoop for UnaryKernel<C, F, R>
-where
-    C: Element,
-    F: Functor<(C,)>,
-    F::Output: Element,
-    R: Fn(&[*mut u8], &[isize], usize) + Sync + Send,
-{
-    fn run(&self, ptrs: &[*mut u8], strides: &[isize], n: usize) {
-        (self.runs)(ptrs, strides, n)
-    }
-
-    /// Rows whose output and input are unit-stride along the row: one ISA dispatch for the
-    /// block instead of one per row. A broadcast row shorter than [`PERIODIC_ROWS_MIN_BYTES`]
-    /// is left to the replicated walk; constant results and the hand-vectorized `sqrt` keep
-    /// their runs.
-    fn rows(
-        &self,
-        ptrs: &[*mut u8],
-        inner: &[isize],
-        outer: &[isize],
-        n0: usize,
-        n1: usize,
-    ) -> bool {
+    // Rows whose output and input are unit-stride along the row: one ISA dispatch for the
+    // block instead of one per row. A broadcast row shorter than [`PERIODIC_ROWS_MIN_BYTES`] is
+    // left to the replicated walk; constant results and the hand-vectorized `sqrt` keep their
+    // runs.
+    let rows = move |ptrs: &[*mut u8], inner: &[isize], outer: &[isize], n0: usize, n1: usize| {
         let (eo, ec) = (size_of::<F::Output>(), size_of::<C>());
-        if !self.direct
+        if !direct
             || F::CONSTANT_RESULT
             || F::VECTOR_FORM == VectorForm::Sqrt
             || inner[0] != eo as isize
@@ -1133,7 +1096,7 @@ where
         {
             return false;
         }
-        let (f, po, pa, outer) = (&self.f, ptrs[0], ptrs[1] as *const u8, [outer[0], outer[1]]);
+        let (f, po, pa, outer) = (&f, ptrs[0], ptrs[1] as *const u8, [outer[0], outer[1]]);
         on_widest_isa!([C: Element, F: Functor<(C,)>]
             (f: &F = f, po: *mut u8 = po, pa: *const u8 = pa, outer: [isize; 2] = outer,
                 n0: usize = n0, n1: usize = n1)
@@ -1148,7 +1111,8 @@ where
             }
         });
         true
-    }
+    };
+    WithRows { runs, rows }
 }
 
 /// The inner loop of a binary functor `F: (A, B) -> O` (A and B are the compute dtypes of
@@ -1449,46 +1413,9 @@ where
             }
         }
     };
-    TernaryKernel {
-        runs,
-        f,
-        direct,
-        inputs: PhantomData,
-    }
-}
-
-/// [`ternary`]'s kernel: its runs (`runs`), and blocks whose four operands are unit-stride
-/// rows at any outer strides in one call where all are stored in their compute dtypes.
-struct TernaryKernel<A, B, C, F, R> {
-    runs: R,
-    f: F,
-    direct: bool,
-    inputs: PhantomData<fn(A, B, C)>,
-}
-
-impl<A, B, C, F, R> InnerLoop for TernaryKernel<A, B, C, F, R>
-where
-    A: Element,
-    B: Element,
-    C: Element,
-    F: Functor<(A, B, C)>,
-    F::Output: Element,
-    R: Fn(&[*mut u8], &[isize], usize) + Sync + Send,
-{
-    fn run(&self, ptrs: &[*mut u8], strides: &[isize], n: usize) {
-        (self.runs)(ptrs, strides, n)
-    }
-
-    /// As [`UnaryKernel`]'s: unit-stride rows, one ISA dispatch for the block; broadcast rows
-    /// shorter than [`PERIODIC_ROWS_MIN_BYTES`] left to the replicated walk.
-    fn rows(
-        &self,
-        ptrs: &[*mut u8],
-        inner: &[isize],
-        outer: &[isize],
-        n0: usize,
-        n1: usize,
-    ) -> bool {
+    // As [`unary`]'s: unit-stride rows, one ISA dispatch for the block; broadcast rows shorter
+    // than [`PERIODIC_ROWS_MIN_BYTES`] left to the replicated walk.
+    let rows = move |ptrs: &[*mut u8], inner: &[isize], outer: &[isize], n0: usize, n1: usize| {
         let sizes = [
             size_of::<F::Output>(),
             size_of::<A>(),
@@ -1497,13 +1424,13 @@ where
         ];
         let widest = sizes[1].max(sizes[2]).max(sizes[3]);
         let periodic = (1..4).any(|i| outer[i] == 0);
-        if !self.direct
+        if !direct
             || (0..4).any(|i| inner[i] != sizes[i] as isize)
             || (periodic && n0 * widest < PERIODIC_ROWS_MIN_BYTES)
         {
             return false;
         }
-        let (f, outer) = (&self.f, [outer[0], outer[1], outer[2], outer[3]]);
+        let (f, outer) = (&f, [outer[0], outer[1], outer[2], outer[3]]);
         let p = [ptrs[0], ptrs[1], ptrs[2], ptrs[3]];
         on_widest_isa!([A: Element, B: Element, C: Element, F: Functor<(A, B, C)>]
             (f: &F = f, p: [*mut u8; 4] = p, outer: [isize; 4] = outer, n0: usize = n0,
@@ -1520,6 +1447,35 @@ where
             }
         });
         true
+    };
+    WithRows { runs, rows }
+}
+
+/// A kernel of two closures: its runs ([`InnerLoop::run`]) and its own row loop
+/// ([`InnerLoop::rows`]).
+struct WithRows<R, W> {
+    runs: R,
+    rows: W,
+}
+
+impl<R, W> InnerLoop for WithRows<R, W>
+where
+    R: Fn(&[*mut u8], &[isize], usize) + Sync + Send,
+    W: Fn(&[*mut u8], &[isize], &[isize], usize, usize) -> bool + Sync + Send,
+{
+    fn run(&self, ptrs: &[*mut u8], strides: &[isize], n: usize) {
+        (self.runs)(ptrs, strides, n)
+    }
+
+    fn rows(
+        &self,
+        ptrs: &[*mut u8],
+        inner: &[isize],
+        outer: &[isize],
+        n0: usize,
+        n1: usize,
+    ) -> bool {
+        (self.rows)(ptrs, inner, outer, n0, n1)
     }
 }
 
