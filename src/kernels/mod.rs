@@ -1298,9 +1298,8 @@ impl RowPointers {
 
 /// `n1` rows of `po[j] = f(pa[j], pb[j])`, `j < n0`, a column's value read once per row and
 /// bound into the functor (`layout`); row `r` of operand `i` starts `r * outer[i]` bytes after
-/// its pointer. One ISA dispatch for all the rows; each layout its own compiled loop (one
-/// function holding the three inlined the functor less: bf16 `atan2` over broadcast rows ran
-/// 1.25x slower).
+/// its pointer. One ISA dispatch for all the rows; each layout its own compiled loop, the
+/// layout decided once per block, not per row.
 ///
 /// # Safety
 /// Each row's `n0` output elements (unit stride, `F::Output`) valid for writes, a streamed
