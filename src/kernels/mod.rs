@@ -1096,14 +1096,12 @@ where
         {
             return false;
         }
-        let (f, po, pa, outer) = (&f, ptrs[0], ptrs[1] as *const u8, [outer[0], outer[1]]);
+        let (f, p) = (&f, RowPointers::<2>::new(ptrs, outer));
         on_widest_isa!([C: Element, F: Functor<(C,)>]
-            (f: &F = f, po: *mut u8 = po, pa: *const u8 = pa, outer: [isize; 2] = outer,
-                n0: usize = n0, n1: usize = n1)
+            (f: &F = f, p: RowPointers<2> = p, n0: usize = n0, n1: usize = n1)
             where [F::Output: Element] {
-            for r in 0..n1 as isize {
-                let po = po.wrapping_offset(r.wrapping_mul(outer[0])).cast::<F::Output>();
-                let pa = pa.wrapping_offset(r.wrapping_mul(outer[1])).cast::<C>();
+            for r in 0..n1 {
+                let (po, pa) = (p.at::<F::Output>(0, r), p.at::<C>(1, r));
                 // SAFETY: the iterator's contract for a 2-D block: row r of each operand is
                 // `n0` unit-stride elements of its compute type from `ptrs[i] + r * outer[i]`
                 // (the output's may be the input's: in place).
@@ -1176,11 +1174,23 @@ where
                 // One input broadcast (stride 0): its value bound into the functor, the other
                 // streamed through the (vectorized) unary loop; one row of `binary_rows`.
                 if sa == ea && sb == 0 {
-                    binary_rows(f, po, pa, pb, [0; 3], n, 1, RowLayout::RhsColumn);
+                    binary_rows(
+                        f,
+                        RowPointers::new(ptrs, &[0; 3]),
+                        n,
+                        1,
+                        RowLayout::RhsColumn,
+                    );
                     return;
                 }
                 if sa == 0 && sb == eb {
-                    binary_rows(f, po, pa, pb, [0; 3], n, 1, RowLayout::LhsColumn);
+                    binary_rows(
+                        f,
+                        RowPointers::new(ptrs, &[0; 3]),
+                        n,
+                        1,
+                        RowLayout::LhsColumn,
+                    );
                     return;
                 }
                 // Strided: through the block buffers below (gathered, computed contiguously,
@@ -1240,11 +1250,11 @@ where
         if !(self.ia.direct && self.ib.direct && self.out.direct) || so != eo as isize {
             return false;
         }
-        let outer = [outer[0], outer[1], outer[2]];
+        let p = RowPointers::new(ptrs, outer);
         // SAFETY: the iterator's contract for a 2-D block: row r of operand i is `n0` elements
         // from `ptrs[i] + r * outer[i]` at `inner[i]` (unit for the output and the streamed
         // inputs, 0 for a column).
-        unsafe { binary_rows(&self.f, ptrs[0], ptrs[1], ptrs[2], outer, n0, n1, layout) };
+        unsafe { binary_rows(&self.f, p, n0, n1, layout) };
         true
     }
 }
@@ -1267,38 +1277,35 @@ enum RowLayout {
     LhsColumn,
 }
 
-/// A binary block's operands: row `r` of operand `i` starts `r * outer[i]` bytes after its
-/// pointer.
+/// A 2-D block's operands for the kernels' row loops: row `r` of operand `i` starts
+/// `r * outer[i]` bytes after `ptrs[i]`.
 #[derive(Clone, Copy)]
-struct RowPointers {
-    po: *mut u8,
-    pa: *const u8,
-    pb: *const u8,
-    outer: [isize; 3],
+struct RowPointers<const N: usize> {
+    ptrs: [*mut u8; N],
+    outer: [isize; N],
 }
 
-impl RowPointers {
-    /// Row `r`'s first elements.
+impl<const N: usize> RowPointers<N> {
+    /// The first `N` operands of a block (`ptrs`, `outer` as `InnerLoop::rows` gets them).
     #[inline(always)]
-    fn row<O, A, B>(&self, r: usize) -> (*mut O, *const A, *const B) {
-        let r = r as isize;
-        (
-            self.po
-                .wrapping_offset(r.wrapping_mul(self.outer[0]))
-                .cast(),
-            self.pa
-                .wrapping_offset(r.wrapping_mul(self.outer[1]))
-                .cast(),
-            self.pb
-                .wrapping_offset(r.wrapping_mul(self.outer[2]))
-                .cast(),
-        )
+    fn new(ptrs: &[*mut u8], outer: &[isize]) -> Self {
+        RowPointers {
+            ptrs: core::array::from_fn(|i| ptrs[i]),
+            outer: core::array::from_fn(|i| outer[i]),
+        }
+    }
+
+    /// Operand `i`'s first element of row `r`.
+    #[inline(always)]
+    fn at<T>(&self, i: usize, r: usize) -> *mut T {
+        self.ptrs[i]
+            .wrapping_offset((r as isize).wrapping_mul(self.outer[i]))
+            .cast()
     }
 }
 
-/// `n1` rows of `po[j] = f(pa[j], pb[j])`, `j < n0`, a column's value read once per row and
-/// bound into the functor (`layout`); row `r` of operand `i` starts `r * outer[i]` bytes after
-/// its pointer. One ISA dispatch for all the rows; each layout its own compiled loop, the
+/// `n1` rows of `po[j] = f(pa[j], pb[j])`, `j < n0` (`p`: output, a, b), a column's value read
+/// once per row and bound into the functor (`layout`). One ISA dispatch for all the rows; each layout its own compiled loop, the
 /// layout decided once per block, not per row.
 ///
 /// # Safety
@@ -1308,32 +1315,28 @@ impl RowPointers {
 #[allow(clippy::too_many_arguments)]
 unsafe fn binary_rows<A: Element, B: Element, F: Functor<(A, B)>>(
     f: &F,
-    po: *mut u8,
-    pa: *const u8,
-    pb: *const u8,
-    outer: [isize; 3],
+    p: RowPointers<3>,
     n0: usize,
     n1: usize,
     layout: RowLayout,
 ) where
     F::Output: Element,
 {
-    let p = RowPointers { po, pa, pb, outer };
     match layout {
         RowLayout::Streamed => on_widest_isa!([A: Element, B: Element, F: Functor<(A, B)>]
-            (f: &F = f, p: RowPointers = p, n0: usize = n0, n1: usize = n1)
+            (f: &F = f, p: RowPointers<3> = p, n0: usize = n0, n1: usize = n1)
             where [F::Output: Element] {
             for r in 0..n1 {
-                let (po, pa, pb) = p.row::<F::Output, A, B>(r);
+                let (po, pa, pb) = (p.at::<F::Output>(0, r), p.at::<A>(1, r), p.at::<B>(2, r));
                 // SAFETY: row r's elements, per the caller's contract.
                 unsafe { binary_loop(f, po, pa, pb, n0) }
             }
         }),
         RowLayout::RhsColumn => on_widest_isa!([A: Element, B: Element, F: Functor<(A, B)>]
-            (f: &F = f, p: RowPointers = p, n0: usize = n0, n1: usize = n1)
+            (f: &F = f, p: RowPointers<3> = p, n0: usize = n0, n1: usize = n1)
             where [F::Output: Element] {
             for r in 0..n1 {
-                let (po, pa, pb) = p.row::<F::Output, A, B>(r);
+                let (po, pa, pb) = (p.at::<F::Output>(0, r), p.at::<A>(1, r), p.at::<B>(2, r));
                 // SAFETY: row r's elements, per the caller's contract.
                 unsafe {
                     unary_loop(&crate::functors::BindRhs { f: *f, rhs: pb.read() }, po, pa, n0)
@@ -1341,10 +1344,10 @@ unsafe fn binary_rows<A: Element, B: Element, F: Functor<(A, B)>>(
             }
         }),
         RowLayout::LhsColumn => on_widest_isa!([A: Element, B: Element, F: Functor<(A, B)>]
-            (f: &F = f, p: RowPointers = p, n0: usize = n0, n1: usize = n1)
+            (f: &F = f, p: RowPointers<3> = p, n0: usize = n0, n1: usize = n1)
             where [F::Output: Element] {
             for r in 0..n1 {
-                let (po, pa, pb) = p.row::<F::Output, A, B>(r);
+                let (po, pa, pb) = (p.at::<F::Output>(0, r), p.at::<A>(1, r), p.at::<B>(2, r));
                 // SAFETY: row r's elements, per the caller's contract.
                 unsafe {
                     unary_loop(&crate::functors::BindLhs { f: *f, lhs: pa.read() }, po, pb, n0)
@@ -1429,14 +1432,12 @@ where
         {
             return false;
         }
-        let (f, outer) = (&f, [outer[0], outer[1], outer[2], outer[3]]);
-        let p = [ptrs[0], ptrs[1], ptrs[2], ptrs[3]];
+        let (f, p) = (&f, RowPointers::<4>::new(ptrs, outer));
         on_widest_isa!([A: Element, B: Element, C: Element, F: Functor<(A, B, C)>]
-            (f: &F = f, p: [*mut u8; 4] = p, outer: [isize; 4] = outer, n0: usize = n0,
-                n1: usize = n1)
+            (f: &F = f, p: RowPointers<4> = p, n0: usize = n0, n1: usize = n1)
             where [F::Output: Element] {
-            for r in 0..n1 as isize {
-                let at = |i: usize| p[i].wrapping_offset(r.wrapping_mul(outer[i]));
+            for r in 0..n1 {
+                let at = |i: usize| p.at::<u8>(i, r);
                 // SAFETY: the iterator's contract for a 2-D block: row r of each operand is
                 // `n0` unit-stride elements of its compute type from `ptrs[i] + r * outer[i]`
                 // (the output's may be an input's: in place).
