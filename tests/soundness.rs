@@ -397,3 +397,88 @@ fn reductions_on_two_rayon_threads() {
     });
     assert_eq!(serial, parallel);
 }
+
+/// The lingering helpers of the parallel split (`iter/team.rs`) on two rayon threads: loops
+/// back to back (the helper takes the next job while it lingers), a loop that panics on the
+/// helper's piece (the panic reaches the caller after both threads are done, and the next
+/// loop still runs), a loop whose kernel runs another parallel loop on its own thread (the
+/// caller's team is busy: the inner loop runs alone), and loops from a thread outside the pool
+/// (helpers in the global pool). Every result is checked element by element.
+#[test]
+fn lingering_helpers_on_two_rayon_threads() {
+    use weft::{LoopCost, TensorIterator};
+    let n = 64;
+    let a = DynTensor::from(Tensor::<f32>::from_fn(&[n], |i| i as f32).unwrap());
+    let add = |out: &DynTensor, k: f32, panic_at: Option<usize>| {
+        let it = TensorIterator::binary_op(Some(out), &a, &a).unwrap();
+        it.for_each(LoopCost::Grain(8), |p, st, len| {
+            for i in 0..len as isize {
+                // SAFETY: the iterator's pointers and byte strides for this run; both operands
+                // are f32.
+                unsafe {
+                    let x = *(p[1].offset(i * st[1]) as *const f32);
+                    if panic_at == Some(x as usize) {
+                        panic!("element {x}");
+                    }
+                    *(p[0].offset(i * st[0]) as *mut f32) = x + k;
+                }
+            }
+        });
+    };
+    let check = |out: &DynTensor, k: f32| {
+        let v = out.as_typed::<f32>().unwrap().to_vec();
+        assert!(
+            v.iter().enumerate().all(|(i, &x)| x == i as f32 + k),
+            "{v:?}"
+        );
+    };
+    let rounds = if cfg!(miri) { 3 } else { 200 };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let out = DynTensor::zeros(DType::F32, &[n]).unwrap();
+        for r in 0..rounds {
+            add(&out, r as f32, None);
+            check(&out, r as f32);
+        }
+        // The last piece is the helper's whenever it is awake; either thread may run it.
+        let caught =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| add(&out, 0.5, Some(n - 1))));
+        let msg = caught.expect_err("the panic reaches the caller");
+        let msg = msg.downcast_ref::<String>().map(String::as_str);
+        assert_eq!(msg, Some(&*format!("element {}", n - 1)));
+        add(&out, 2.0, None);
+        check(&out, 2.0);
+        // Re-entered: the kernel of the outer loop runs a whole parallel loop on its thread.
+        let it = TensorIterator::binary_op(Some(&out), &a, &a).unwrap();
+        it.for_each(LoopCost::Grain(8), |p, st, len| {
+            let inner_out = DynTensor::zeros(DType::F32, &[n]).unwrap();
+            add(&inner_out, 1.0, None);
+            check(&inner_out, 1.0);
+            for i in 0..len as isize {
+                // SAFETY: as above.
+                unsafe {
+                    let x = *(p[1].offset(i * st[1]) as *const f32);
+                    *(p[0].offset(i * st[0]) as *mut f32) = x + 3.0;
+                }
+            }
+        });
+        drop(it);
+        check(&out, 3.0);
+    });
+    // From threads outside any pool: their helpers are spawned into the global pool.
+    std::thread::scope(|s| {
+        for t in 0..2 {
+            let (add, check) = (&add, &check);
+            s.spawn(move || {
+                let out = DynTensor::zeros(DType::F32, &[n]).unwrap();
+                for r in 0..rounds.min(20) {
+                    add(&out, (r + t) as f32, None);
+                    check(&out, (r + t) as f32);
+                }
+            });
+        }
+    });
+}

@@ -55,6 +55,7 @@ mod config;
 mod overlap;
 mod run;
 pub(crate) mod single;
+mod team;
 
 pub(crate) use build::broadcast as broadcast_shapes;
 pub use config::IterConfig;

@@ -259,7 +259,8 @@ impl TensorIterator<'_> {
 
     /// Runs `body` over `0..numel`: serially when one grain covers it; otherwise cut into
     /// pieces (at least a grain; for the cost classes [`PIECE_MIN`] and whole rows) that the
-    /// calling thread and one helper per other pool thread take in order from a shared counter.
+    /// calling thread and one helper per other pool thread take in order from a shared counter
+    /// (the helpers linger between loops: `team.rs`).
     /// The caller starts at once and a helper joins whenever it wakes, so a helper slow to wake
     /// or to be scheduled (a parked pool thread takes tens of µs to wake on a VM) delays the op
     /// by at most the piece it is finishing: with one chunk per thread handed out up front, a
@@ -333,12 +334,7 @@ impl TensorIterator<'_> {
                 }
             }
         };
-        rayon::scope(|s| {
-            for _ in 1..threads.min(pieces) {
-                s.spawn(|_| work());
-            }
-            work();
-        });
+        super::team::run_with_helpers(threads.min(pieces) - 1, &work);
         match err.into_inner().unwrap_or_else(|p| p.into_inner()) {
             Some((_, e)) => Err(e),
             None => Ok(()),
