@@ -482,3 +482,53 @@ fn lingering_helpers_on_two_rayon_threads() {
         }
     });
 }
+
+/// A parallel loop run from a thread-local's destructor, on a thread outside any pool, as the
+/// thread exits (its helper list may already be gone: the loop then runs alone) gives the
+/// right answer and does not panic. Its helpers are in rayon's global pool (two threads on
+/// CI's two cores), hence the name: Miri runs it with the other pool tests, under tree
+/// borrows (crossbeam-epoch, inside rayon, fails stacked borrows).
+#[test]
+fn thread_local_destructor_loop_on_two_rayon_threads() {
+    use std::sync::mpsc;
+    use weft::{LoopCost, TensorIterator};
+    struct LoopOnExit(mpsc::Sender<Vec<f32>>);
+    impl Drop for LoopOnExit {
+        fn drop(&mut self) {
+            let a = DynTensor::from(Tensor::<f32>::from_fn(&[64], |i| i as f32).unwrap());
+            let out = DynTensor::zeros(DType::F32, &[64]).unwrap();
+            let it = TensorIterator::binary_op(Some(&out), &a, &a).unwrap();
+            it.for_each(LoopCost::Grain(8), |p, st, len| {
+                for i in 0..len as isize {
+                    // SAFETY: the iterator's pointers and byte strides for this run; both
+                    // operands are f32.
+                    unsafe {
+                        let x = *(p[1].offset(i * st[1]) as *const f32);
+                        *(p[0].offset(i * st[0]) as *mut f32) = x * 2.0;
+                    }
+                }
+            });
+            drop(it);
+            let _ = self.0.send(out.as_typed::<f32>().unwrap().to_vec());
+        }
+    }
+    thread_local! {
+        static ON_EXIT: std::cell::RefCell<Option<LoopOnExit>> = const { std::cell::RefCell::new(None) };
+    }
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        // A loop first, so the thread has helpers whose list the destructors may meet.
+        drop(LoopOnExit(tx.clone()));
+        ON_EXIT.with(|e| *e.borrow_mut() = Some(LoopOnExit(tx)));
+    })
+    .join()
+    .unwrap();
+    let results: Vec<Vec<f32>> = rx.iter().collect();
+    assert_eq!(results.len(), 2);
+    for v in results {
+        assert!(
+            v.iter().enumerate().all(|(i, &x)| x == 2.0 * i as f32),
+            "{v:?}"
+        );
+    }
+}

@@ -82,7 +82,9 @@ pub(crate) fn run_with_helpers(helpers: usize, work: &(dyn Fn() + Sync)) {
         work,
         panic: Mutex::new(None),
     };
-    let reentered = TEAM.with(|team| {
+    // Alone also where the thread's locals are being destroyed (an op in a thread-local's
+    // destructor): `try_with` fails there.
+    let alone = TEAM.try_with(|team| {
         // A job that calls an op on its own thread finds its team busy: it runs alone.
         let Ok(mut team) = team.try_borrow_mut() else {
             return true;
@@ -122,7 +124,7 @@ pub(crate) fn run_with_helpers(helpers: usize, work: &(dyn Fn() + Sync)) {
         drop(posted);
         false
     });
-    if reentered {
+    if alone.unwrap_or(true) {
         work();
     }
     if let Some(p) = job.panic.into_inner().unwrap_or_else(|p| p.into_inner()) {
