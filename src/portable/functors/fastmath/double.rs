@@ -159,6 +159,15 @@ pub fn exp_f64(x: f64) -> f64 {
 pub fn exp_f64_normal(x: f64) -> f64 {
     let xc = if x > 710.0 { 710.0 } else { x };
     let (em1, t) = exp_parts_f64(xc);
+    scale_normal(em1, t)
+}
+
+/// `2^k · (1 + em1)` rounded once, for `k` in [-1020, 1024] held in the low bits of
+/// `t = k + MAGIC` and a result that is normal or overflows: `h = 2^(k-1)` is a normal f64,
+/// `h + h·em1` in one fma rounds as `1 + em1` does, and the doubling is exact or overflows.
+/// The one-factor scale of [`exp_f64_normal`] and `double_hyp::exp2_f64_normal`.
+#[inline(always)]
+pub(super) fn scale_normal(em1: f64, t: f64) -> f64 {
     // k + 1022 in the exponent field: the bits of t are MAGIC's plus k (two's complement).
     let biased = t.to_bits().wrapping_sub(MAGIC.to_bits()).wrapping_add(1022);
     let half_scale = f64::from_bits(biased << 52);

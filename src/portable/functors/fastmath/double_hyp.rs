@@ -29,7 +29,7 @@
 
 use super::double::{
     LN2_HI, LN2_LO, MAGIC, O_THRESHOLD, abs, exp_f64, exp_kernel, exp_minus_1_kernel, log_kernel,
-    log_poly, log_reduce, log_reduce_scaled, log1p_f64, pow2_split, with_sign_of,
+    log_poly, log_reduce, log_reduce_scaled, log1p_f64, pow2_split, scale_normal, with_sign_of,
 };
 use super::horner_f64;
 
@@ -325,11 +325,9 @@ const LN2_TAIL: f64 = 2.319_046_813_846_299_6e-17;
 pub fn exp2_f64(x: f64) -> f64 {
     // The clamp keeps k in [-1080, 1025]; NaN stays.
     let xc = super::clamp_nan_passing(x, -1080.0, 1025.0);
-    let t = xc + MAGIC;
-    let k = t - MAGIC;
-    let r = xc - k;
+    let (r_ln2, t) = exp2_reduce(xc);
     let (s1, s2) = pow2_split(t);
-    let y = exp_kernel(super::fma_f64(r, LN2, r * LN2_TAIL)) * s1 * s2;
+    let y = exp_kernel(r_ln2) * s1 * s2;
     let y = if x >= 1024.0 { f64::INFINITY } else { y };
     if x <= -1075.0 { 0.0 } else { y }
 }
@@ -342,18 +340,20 @@ pub fn exp2_f64_is_normal(x: f64) -> bool {
 }
 
 /// [`exp2_f64`] for x >= -1020 only (not NaN): one scale factor and no threshold selects (as
-/// `double::exp_f64_normal`): k is in [-1020, 1024] (x clamped at 1024), so `h = 2^(k-1)` is
-/// a normal f64, `h + h·(2^r - 1)` in one fma rounds as `exp_kernel`'s `1 + (2^r - 1)` does,
-/// and the doubling is exact or overflows (from 1024 up: `2^1023 · 2`). The same bits.
+/// `double::exp_f64_normal`, through the same `scale_normal`): k is in [-1020, 1024] (x
+/// clamped at 1024; from 1024 up `2^1023 · 2` overflows). The same bits.
 #[inline(always)]
 pub fn exp2_f64_normal(x: f64) -> f64 {
     let xc = if x > 1024.0 { 1024.0 } else { x };
-    let t = xc + MAGIC;
-    let k = t - MAGIC;
-    let r = xc - k;
-    let em1 = exp_minus_1_kernel(super::fma_f64(r, LN2, r * LN2_TAIL));
-    // k + 1022 in the exponent field: the bits of t are MAGIC's plus k (two's complement).
-    let biased = t.to_bits().wrapping_sub(MAGIC.to_bits()).wrapping_add(1022);
-    let half_scale = f64::from_bits(biased << 52);
-    super::fma_f64(half_scale, em1, half_scale) * 2.0
+    let (r_ln2, t) = exp2_reduce(xc);
+    scale_normal(exp_minus_1_kernel(r_ln2), t)
+}
+
+/// `x = k + r` (k = round(x), r exact, |r| <= ½): returns `(r ln2, t)`, `r ln2` rounded once
+/// (`r·LN2 + r·LN2_TAIL` in one fma) and `t = x + MAGIC` holding `k` in its low bits.
+#[inline(always)]
+fn exp2_reduce(x: f64) -> (f64, f64) {
+    let t = x + MAGIC;
+    let r = x - (t - MAGIC);
+    (super::fma_f64(r, LN2, r * LN2_TAIL), t)
 }
