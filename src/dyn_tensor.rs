@@ -49,6 +49,7 @@ pub trait DynElement: Element {
 macro_rules! dyn_element {
     ($t:ty, $v:ident) => {
         impl DynElement for $t {
+            #[inline(always)]
             fn wrap(t: Tensor<Self>) -> DynTensor {
                 DynTensor::$v(t)
             }
@@ -58,6 +59,7 @@ macro_rules! dyn_element {
                     _ => None,
                 }
             }
+            #[inline(always)]
             fn unwrap(d: DynTensor) -> core::result::Result<Tensor<Self>, DynTensor> {
                 match d {
                     DynTensor::$v(t) => Ok(t),
@@ -178,6 +180,30 @@ impl DynTensor {
             Some(s) => unsafe { Tensor::<T>::try_alloc_strided(shape, s, zeroed)? },
         }
         .into()))
+    }
+
+    /// A fresh contiguous tensor of `shape`, its elements uninitialised, built in `slot` (its
+    /// layout written in place, [`Layout::set_contiguous`]: a tiny op's output is then never
+    /// copied while its stores are pending).
+    ///
+    /// # Safety
+    /// `Tensor::try_uninit`'s contract: every element written before any is read or the
+    /// tensor is shared or handed out.
+    #[inline]
+    pub(crate) unsafe fn uninit_in<'s>(
+        slot: &'s mut Option<DynTensor>,
+        dtype: DType,
+        shape: &[usize],
+    ) -> Result<&'s DynTensor> {
+        crate::with_dtype!(dtype, T => {
+            let len = crate::layout::checked_numel(shape, size_of::<T>())?;
+            // SAFETY: the caller's contract.
+            let storage = unsafe { crate::storage::Storage::<T>::try_uninit(len)? };
+            // `Layout::EMPTY` fits every storage, so the tensor is valid at every step.
+            let t = slot.insert(T::wrap(Tensor { storage, layout: crate::layout::Layout::EMPTY }));
+            dispatch!(&mut *t, t => t.layout.set_contiguous(shape));
+            Ok(t)
+        })
     }
 
     /// Borrow as a typed tensor, if the dtype matches.

@@ -304,9 +304,7 @@ impl<'a> SingleRun<'a> {
             None => {
                 let shape = flat.ins[0].layout.shape();
                 // SAFETY: the caller's contract.
-                let t = self
-                    .allocated
-                    .insert(unsafe { DynTensor::alloc_output(out_dtype, shape, None, false)? });
+                let t = unsafe { DynTensor::uninit_in(&mut self.allocated, out_dtype, shape)? };
                 (self.ptrs[0], self.dtypes[0]) = (t.data_ptr_bytes(), out_dtype);
             }
         }

@@ -55,27 +55,54 @@ impl Layout {
     /// the strides wrap, and [`Layout::checked_extent`] (which every consumer runs) rejects it.
     #[inline]
     pub fn contiguous(shape: &[usize]) -> Layout {
+        let mut layout = Layout::EMPTY;
+        layout.set_contiguous(shape);
+        layout
+    }
+
+    /// The layout of shape `[0]`: no elements, so it fits every storage. A placeholder that a
+    /// fresh output's layout is written over where it lies ([`Layout::set_contiguous`]).
+    pub(crate) const EMPTY: Layout = Layout {
+        shape: DimVec::Inline {
+            len: 1,
+            data: [0; crate::small::DIMS_INLINE],
+        },
+        strides: DimVec::Inline {
+            len: 1,
+            data: [1; crate::small::DIMS_INLINE],
+        },
+        offset: 0,
+    };
+
+    /// Makes this the row-major layout of `shape` at offset 0, written in place. Why in place:
+    /// the dims are written one word at a time, and a copy of the layout made right after
+    /// reads them 16 bytes at a time, which the CPU cannot forward from the pending narrow
+    /// stores (a store-forwarding stall, several ns per copy of a tiny op's output).
+    #[inline]
+    pub(crate) fn set_contiguous(&mut self, shape: &[usize]) {
+        self.offset = 0;
         if shape.len() > crate::small::DIMS_INLINE {
-            return Layout {
-                shape: DimVec::from_slice(shape, 0),
-                strides: contiguous_dim_strides(shape),
-                offset: 0,
-            };
-        }
-        // Inline shapes (every op's fresh output): both arrays in one pass, written once.
-        let mut dims = [0usize; crate::small::DIMS_INLINE];
-        let mut strides = [0isize; crate::small::DIMS_INLINE];
-        let mut acc = 1isize;
-        for (d, &n) in shape.iter().enumerate().rev() {
-            dims[d] = n;
-            strides[d] = acc;
-            acc = acc.wrapping_mul(n.max(1) as isize);
+            self.shape = DimVec::from_slice(shape, 0);
+            self.strides = contiguous_dim_strides(shape);
+            return;
         }
         let len = shape.len() as u32;
-        Layout {
-            shape: DimVec::Inline { len, data: dims },
-            strides: DimVec::Inline { len, data: strides },
-            offset: 0,
+        let fill = [0; crate::small::DIMS_INLINE];
+        self.shape = DimVec::Inline { len, data: fill };
+        self.strides = DimVec::Inline {
+            len,
+            data: fill.map(|d| d as isize),
+        };
+        if let (DimVec::Inline { data: dims, .. }, DimVec::Inline { data: strides, .. }) =
+            (&mut self.shape, &mut self.strides)
+        {
+            // Both arrays in one pass.
+            let mut acc = 1isize;
+            for (d, &n) in shape.iter().enumerate().rev() {
+                dims[d] = n;
+                strides[d] = acc;
+                acc = acc.wrapping_mul(n.max(1) as isize);
+            }
         }
     }
 

@@ -27,6 +27,7 @@ use crate::scalar::Scalar;
 
 /// The output a runner allocated ([`binary::binary`], [`unary::unary`] called without a given
 /// output always allocate one; an `Err`, not a panic, should that ever not hold).
+#[inline(always)]
 pub(crate) fn fresh(op: &'static str, r: Result<Option<DynTensor>>) -> Result<DynTensor> {
     r?.ok_or_else(|| Error::InvalidArgument {
         op,

@@ -97,6 +97,7 @@ fn scalar_of<T: Element>(v: T) -> Scalar {
 
 /// A typed tensor out of a runner's result; another dtype means the op's result does not fit
 /// the static type (only possible with an explicit `Scalar` operand).
+#[inline(always)]
 fn unwrap_as<O: DynElement>(op: &'static str, d: DynTensor) -> Result<Tensor<O>> {
     let from = d.dtype();
     O::unwrap(d).map_err(|_| Error::UnsafeCast {

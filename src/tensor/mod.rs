@@ -91,9 +91,12 @@ impl<T: Element> Tensor<T> {
     #[inline]
     pub fn try_zeros(shape: &[usize]) -> Result<Self> {
         let n = checked_numel(shape, size_of::<T>())?;
+        // The layout before the allocation: its narrow stores drain during the call, before
+        // the tensor is copied (see `Layout::set_contiguous`).
+        let layout = Layout::contiguous(shape);
         Ok(Tensor {
             storage: Storage::try_zeroed(n)?,
-            layout: Layout::contiguous(shape),
+            layout,
         })
     }
 
@@ -123,10 +126,12 @@ impl<T: Element> Tensor<T> {
     #[inline]
     pub(crate) unsafe fn try_uninit(shape: &[usize]) -> Result<Self> {
         let n = checked_numel(shape, size_of::<T>())?;
+        // The layout first, as in `try_zeros`.
+        let layout = Layout::contiguous(shape);
         Ok(Tensor {
             // SAFETY: the caller's contract.
             storage: unsafe { Storage::try_uninit(n)? },
-            layout: Layout::contiguous(shape),
+            layout,
         })
     }
 
