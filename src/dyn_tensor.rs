@@ -227,33 +227,52 @@ impl DynTensor {
     /// a match over the dtypes: a tiny op asked a dozen of them per operand).
     #[inline]
     pub(crate) fn parts(&self) -> TensorParts<'_> {
-        dispatch!(self, t => TensorParts {
+        TensorParts {
             tensor: self,
-            dtype: t.dtype(),
-            layout: t.layout(),
-            data: t.data_ptr() as *mut u8,
-            flag: t.storage.borrow_flag(),
-        })
+            elements: self.element_parts(),
+        }
+    }
+
+    /// [`DynTensor::parts`] without the tensor.
+    #[inline]
+    pub(crate) fn element_parts(&self) -> ElementParts<'_> {
+        dispatch!(self, t => t.element_parts())
     }
 }
 
-/// A tensor with its dtype, layout, element-0 address and borrow state ([`DynTensor::parts`]).
-/// Two tensors are on one storage exactly when their `flag`s are one (it lives in the
-/// storage's header).
+/// What a run reads of a tensor: its dtype, layout, element-0 address and borrow state
+/// ([`DynTensor::element_parts`], `Tensor::element_parts`: the typed API's flat tiers read them
+/// without a `DynTensor` view). Two tensors are on one storage exactly when their `flag`s are
+/// one (it lives in the storage's header).
 #[derive(Copy, Clone)]
-pub(crate) struct TensorParts<'t> {
-    pub(crate) tensor: &'t DynTensor,
+pub(crate) struct ElementParts<'t> {
     pub(crate) dtype: DType,
     pub(crate) layout: &'t crate::layout::Layout,
     pub(crate) data: *mut u8,
     pub(crate) flag: &'t crate::storage::BorrowFlag,
 }
 
-impl TensorParts<'_> {
+impl ElementParts<'_> {
     /// Whether both tensors are views of one storage.
     #[inline]
-    pub(crate) fn same_storage(&self, other: &TensorParts<'_>) -> bool {
+    pub(crate) fn same_storage(&self, other: &ElementParts<'_>) -> bool {
         core::ptr::eq(self.flag, other.flag)
+    }
+}
+
+/// A `DynTensor` with its [`ElementParts`] ([`DynTensor::parts`]), for the iterator, which
+/// also hands the tensor itself back.
+#[derive(Copy, Clone)]
+pub(crate) struct TensorParts<'t> {
+    pub(crate) tensor: &'t DynTensor,
+    pub(crate) elements: ElementParts<'t>,
+}
+
+impl<'t> core::ops::Deref for TensorParts<'t> {
+    type Target = ElementParts<'t>;
+    #[inline]
+    fn deref(&self) -> &ElementParts<'t> {
+        &self.elements
     }
 }
 

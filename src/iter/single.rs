@@ -15,7 +15,7 @@ use super::build::{InputType, compute_types, invalid};
 use super::config::IterConfig;
 use super::run::{ElementBytes, LoopCost};
 use crate::dtype::DType;
-use crate::dyn_tensor::{DynTensor, TensorParts};
+use crate::dyn_tensor::{DynTensor, ElementParts, TensorParts};
 use crate::error::Result;
 use crate::storage::BorrowFlag;
 
@@ -204,8 +204,8 @@ impl<'a> IterConfig<'a> {
 /// caller's (`ops::binary`'s and `ops::unary`'s flat tiers: dimensioned tensors promote by the
 /// promotion table alone).
 pub(crate) struct FlatOperands<'a, const N: usize> {
-    pub(crate) out: Option<TensorParts<'a>>,
-    pub(crate) ins: [TensorParts<'a>; N],
+    pub(crate) out: Option<ElementParts<'a>>,
+    pub(crate) ins: [ElementParts<'a>; N],
     pub(crate) numel: usize,
 }
 
@@ -232,10 +232,9 @@ impl<const N: usize> FlatOperands<'_, N> {
 /// `None`.
 #[inline(always)]
 pub(crate) fn flat_operands_of<'a, const N: usize>(
-    ins: [&'a DynTensor; N],
-    out: Option<&'a DynTensor>,
+    ins: [ElementParts<'a>; N],
+    out: Option<ElementParts<'a>>,
 ) -> Option<FlatOperands<'a, N>> {
-    let ins = ins.map(|t| t.parts());
     let shape = ins[0].layout.shape();
     // Compared element by element: a slice `!=` calls `memcmp`, a tenth of a tiny op's checks.
     let same_shape =
@@ -248,12 +247,11 @@ pub(crate) fn flat_operands_of<'a, const N: usize>(
     if numel == 0 || !ins.iter().all(|p| p.layout.is_contiguous()) {
         return None;
     }
-    let out = out.map(|o| o.parts());
     if let Some(o) = out {
         // Same shape and contiguous: an input on the output's storage at the same address is
         // the identical view (in place); at another it overlaps partially or not at all, which
         // the iterator's overlap check decides.
-        let shared = |p: &TensorParts| o.same_storage(p) && o.data != p.data;
+        let shared = |p: &ElementParts| o.same_storage(p) && o.data != p.data;
         if !same_shape(o.layout.shape()) || !o.layout.is_contiguous() || ins.iter().any(shared) {
             return None;
         }
@@ -318,7 +316,7 @@ impl<'a> SingleRun<'a> {
     /// before it holds that storage's borrow already (the output's exclusive one covers an
     /// in-place input). On a conflict the caller drops `self`, releasing the borrows so far.
     #[inline(always)]
-    fn acquire_input(&mut self, name: &'static str, i: usize, p: &TensorParts<'a>) -> Result<()> {
+    fn acquire_input(&mut self, name: &'static str, i: usize, p: &ElementParts<'a>) -> Result<()> {
         (self.ptrs[i], self.dtypes[i]) = (p.data, p.dtype);
         let taken = self.held[..i]
             .iter()

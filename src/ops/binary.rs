@@ -6,7 +6,7 @@ use super::exec::Exec;
 use super::plan::{self, BinaryPath, OperandInfo};
 use crate::dispatch_dtypes;
 use crate::dtype::DType;
-use crate::dyn_tensor::{DynTensor, TensorParts};
+use crate::dyn_tensor::{DynTensor, ElementParts};
 use crate::element::{Element, convert_value};
 use crate::error::{Error, Result};
 use crate::functors::{self as f, BinaryOp, BindLhs, BindRhs, Functor};
@@ -206,29 +206,30 @@ pub(crate) fn run_binary(
     out: Option<&DynTensor>,
 ) -> Result<Option<DynTensor>> {
     // The flat tier (`flat_pair`, `flat_with_scalar`): small contiguous operands of one shape.
-    let cost = cost(op);
+    let out_parts = out.map(DynTensor::element_parts);
+    let general = || run_general(op, a, b, out);
     match (a, b) {
         (Operand::Tensor(x), Operand::Tensor(y)) => {
-            if let Some(flat) = single::flat_operands_of([x, y], out)
-                && flat.numel > 1
-                && let Some(dtypes) = flat_dtypes(op, promote_types(x.dtype(), y.dtype()), &flat)
-                && flat.is_serial(cost, dtypes.1)
-            {
-                return flat_pair(op, x, y, &flat, dtypes);
-            }
+            flat_pair_or(op, x.element_parts(), y.element_parts(), out_parts, general)
         }
-        (Operand::Tensor(t), Operand::Scalar(_)) | (Operand::Scalar(_), Operand::Tensor(t)) => {
-            if let Some(flat) = single::flat_operands_of([t], out)
-                && flat.numel > 1
-                && let (ai, bi) = (operand_info(a), operand_info(b))
-                && let Some(dtypes) = flat_dtypes(op, scalar_promotion(&ai, &bi), &flat)
-                && flat.is_serial(cost, dtypes.1)
-            {
-                return flat_with_scalar(op, a, b, [ai, bi], &flat, dtypes);
-            }
+        (Operand::Tensor(t), Operand::Scalar(s)) => {
+            flat_scalar_or(op, t.element_parts(), Side::Rhs, s, out_parts, general)
         }
-        _ => {}
+        (Operand::Scalar(s), Operand::Tensor(t)) => {
+            flat_scalar_or(op, t.element_parts(), Side::Lhs, s, out_parts, general)
+        }
+        _ => general(),
     }
+}
+
+/// [`run_binary`] past its flat tier.
+#[inline(never)]
+fn run_general(
+    op: BinaryOp,
+    a: Operand,
+    b: Operand,
+    out: Option<&DynTensor>,
+) -> Result<Option<DynTensor>> {
     // PyTorch treats a one-element CPU tensor on the right as a scalar: its value, read now
     // (before the iterator borrows the output, which may share its storage).
     let b_value = match b {
@@ -243,13 +244,11 @@ pub(crate) fn run_binary(
     // Small flat ops run without an iterator's geometry (`iter::single`).
     let call = BinaryCall {
         op,
-        a,
-        b,
         ai,
         bi,
         b_value,
     };
-    if let Some(mut run) = config.build_single_run(cost)? {
+    if let Some(mut run) = config.build_single_run(cost(op))? {
         call.plan_and_run(Exec::Single(&run))?;
         return Ok(run.take_output());
     }
@@ -317,12 +316,10 @@ fn flat_dtypes<const N: usize>(
 #[inline(never)]
 fn flat_pair(
     op: BinaryOp,
-    x: &DynTensor,
-    y: &DynTensor,
     flat: &FlatOperands<2>,
     (common, out_dtype): (DType, DType),
 ) -> Result<Option<DynTensor>> {
-    let info = |p: &TensorParts| OperandInfo {
+    let info = |p: &ElementParts| OperandInfo {
         dtype: p.dtype,
         kind: OperandKind::Dimensioned,
         value: None,
@@ -349,8 +346,6 @@ fn flat_pair(
     } else {
         let call = BinaryCall {
             op,
-            a: Operand::Tensor(x),
-            b: Operand::Tensor(y),
             ai,
             bi,
             b_value: None,
@@ -360,6 +355,64 @@ fn flat_pair(
     Ok(run.take_output())
 }
 
+/// The flat tier of [`binary`] for two tensors' parts (`out`: a given output's), or
+/// `otherwise()` where it does not apply: the typed API's operators call it with their
+/// tensors' parts, the `DynTensor` runner with its operands'. (A continuation rather than an
+/// `Option`: the output then goes straight to the caller's place, not through a copy.)
+#[inline(always)]
+pub(crate) fn flat_pair_or(
+    op: BinaryOp,
+    x: ElementParts,
+    y: ElementParts,
+    out: Option<ElementParts>,
+    otherwise: impl FnOnce() -> Result<Option<DynTensor>>,
+) -> Result<Option<DynTensor>> {
+    if let Some(flat) = single::flat_operands_of([x, y], out)
+        && flat.numel > 1
+        && let Some(dtypes) = flat_dtypes(op, promote_types(x.dtype, y.dtype), &flat)
+        && flat.is_serial(cost(op), dtypes.1)
+    {
+        return flat_pair(op, &flat, dtypes);
+    }
+    otherwise()
+}
+
+/// The flat tier of [`binary`] for a tensor's parts and a scalar on side `scalar_side`, or
+/// `otherwise()` where it does not apply (as [`flat_pair_or`]).
+#[inline(always)]
+pub(crate) fn flat_scalar_or(
+    op: BinaryOp,
+    t: ElementParts,
+    scalar_side: Side,
+    s: Scalar,
+    out: Option<ElementParts>,
+    otherwise: impl FnOnce() -> Result<Option<DynTensor>>,
+) -> Result<Option<DynTensor>> {
+    let ti = OperandInfo {
+        dtype: t.dtype,
+        kind: OperandKind::Dimensioned,
+        value: None,
+    };
+    let si = OperandInfo {
+        dtype: s.dtype(),
+        kind: OperandKind::Scalar,
+        value: Some(s),
+    };
+    let infos = match scalar_side {
+        Side::Lhs => [si, ti],
+        Side::Rhs => [ti, si],
+    };
+    // At least two elements: a one-element tensor is a CPU scalar to PyTorch.
+    if let Some(flat) = single::flat_operands_of([t], out)
+        && flat.numel > 1
+        && let Some(dtypes) = flat_dtypes(op, scalar_promotion(&infos[0], &infos[1]), &flat)
+        && flat.is_serial(cost(op), dtypes.1)
+    {
+        return flat_with_scalar(op, infos, &flat, dtypes);
+    }
+    otherwise()
+}
+
 /// The flat tier of [`binary`] for a tensor and a scalar operand (either side): the tensor
 /// contiguous and of at least two elements (a one-element one is a CPU scalar to PyTorch), into
 /// a fresh output or a given one of the result's dtype, one thread's work. The plan and its
@@ -367,8 +420,6 @@ fn flat_pair(
 #[inline(never)]
 fn flat_with_scalar(
     op: BinaryOp,
-    a: Operand,
-    b: Operand,
     [ai, bi]: [OperandInfo; 2],
     flat: &FlatOperands<1>,
     (common, out_dtype): (DType, DType),
@@ -380,8 +431,6 @@ fn flat_with_scalar(
     unsafe { run.take_flat(op.name(), flat, out_dtype)? };
     let call = BinaryCall {
         op,
-        a,
-        b,
         ai,
         bi,
         b_value: None,
@@ -402,18 +451,17 @@ fn flat_kernel(op: BinaryOp, d: DType) -> Option<kernels::FlatBinary> {
     crate::binary_op_table!(dispatch)
 }
 
-/// One call of a binary op, checked and described for the plan.
-struct BinaryCall<'a> {
+/// One call of a binary op, checked and described for the plan (its operands as the plan
+/// sees them: dtypes, kinds, scalar values).
+struct BinaryCall {
     op: BinaryOp,
-    a: Operand<'a>,
-    b: Operand<'a>,
     ai: OperandInfo,
     bi: OperandInfo,
     /// The value of a one-element tensor `b`, read before the set-up.
     b_value: Option<Scalar>,
 }
 
-impl BinaryCall<'_> {
+impl BinaryCall {
     /// The call over a built iterator. Out of line: the iterator is a large value, and building
     /// it inside `binary` gave the small ops' single-run path a frame of kilobytes.
     #[inline(never)]
@@ -429,13 +477,17 @@ impl BinaryCall<'_> {
     fn plan_and_run(&self, exec: Exec) -> Result<()> {
         let BinaryCall {
             op,
-            a,
-            b,
             ref ai,
             ref bi,
             b_value,
         } = *self;
-        let (ad, bd) = (a.dtype(), b.dtype());
+        let (ad, bd) = (ai.dtype, bi.dtype);
+        // A Python-like scalar operand, bound into the functor.
+        let scalar = match (ai.kind, ai.value, bi.kind, bi.value) {
+            (OperandKind::Scalar, Some(s), _, _) => Some((Side::Lhs, s)),
+            (_, _, OperandKind::Scalar, Some(s)) => Some((Side::Rhs, s)),
+            _ => None,
+        };
         // A one-element second tensor that stays an iterated input: its value is known.
         let b_known;
         let bi = if exec.ninputs() == 2 && b_value.is_some() {
@@ -450,11 +502,6 @@ impl BinaryCall<'_> {
         let common = exec.common_dtype().unwrap_or(ad);
         let plan = plan::binary_plan_prechecked(op, ai, bi, common)?;
         let compute = plan.compute;
-        let scalar = match (a, b) {
-            (Operand::Scalar(s), _) => Some((Side::Lhs, s)),
-            (_, Operand::Scalar(s)) => Some((Side::Rhs, s)),
-            _ => None,
-        };
         let runner = BinaryRunner {
             exec,
             scalar,

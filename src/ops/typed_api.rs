@@ -46,14 +46,14 @@
 //! methods exist and their result types. The methods of the elementwise ops are generated from
 //! the op table (`functors::table`).
 
-use super::binary::run_binary;
+use super::binary::{self, Side, run_binary};
 use super::promote::{
     CastsInto, FloatOf, Promote, PromoteFloatScalar, Promoted, ScalarOf, ScalarOperand, ScalarRule,
 };
 use super::special;
-use super::unary::run_unary_op;
+use super::unary::{self, run_unary_op};
 use super::{Operand, fresh};
-use crate::dyn_tensor::{DynElement, DynTensor, with_dyn_view};
+use crate::dyn_tensor::{DynElement, DynTensor, ElementParts, with_dyn_view};
 use crate::element::Element;
 use crate::error::OrPanic;
 use crate::error::{Error, Result};
@@ -206,10 +206,33 @@ where
     O: DynElement,
     F: Functor<(C, C), Output = O>,
 {
-    let r = with_pair(&a, &b, |da, db| {
-        fresh(op.name(), run_binary(op, da, db, None))
-    })?;
-    unwrap_as(op.name(), r)
+    let general = || with_pair(&a, &b, |da, db| run_binary(op, da, db, None));
+    let r = flat_tier_or(op, &a, &b, None, general);
+    unwrap_as(op.name(), fresh(op.name(), r)?)
+}
+
+/// The runner's flat tier straight from the typed operands' parts (no `DynTensor` views, which
+/// cost a tiny op two 128-byte copies), or `otherwise()` where it does not apply.
+#[inline(always)]
+fn flat_tier_or<A: DynElement, B: DynElement>(
+    op: BinaryOp,
+    a: &TOperand<A>,
+    b: &TOperand<B>,
+    out: Option<ElementParts>,
+    otherwise: impl FnOnce() -> Result<Option<DynTensor>>,
+) -> Result<Option<DynTensor>> {
+    match (a, b) {
+        (TOperand::Tensor(x), TOperand::Tensor(y)) => {
+            binary::flat_pair_or(op, x.element_parts(), y.element_parts(), out, otherwise)
+        }
+        (TOperand::Tensor(x), _) => {
+            binary::flat_scalar_or(op, x.element_parts(), Side::Rhs, scalar(b), out, otherwise)
+        }
+        (_, TOperand::Tensor(y)) => {
+            binary::flat_scalar_or(op, y.element_parts(), Side::Lhs, scalar(a), out, otherwise)
+        }
+        _ => otherwise(),
+    }
 }
 
 /// `op(a, b)` written into `out` (any view, any dtype the result casts into safely).
@@ -228,9 +251,12 @@ where
     U: DynElement,
     F: Functor<(C, C), Output = O>,
 {
-    with_dyn_view(out, |o| {
-        with_pair(&a, &b, |da, db| run_binary(op, da, db, Some(o)).map(|_| ()))
-    })
+    let general = || {
+        with_dyn_view(out, |o| {
+            with_pair(&a, &b, |da, db| run_binary(op, da, db, Some(o)))
+        })
+    };
+    flat_tier_or(op, &a, &b, Some(out.element_parts()), general).map(|_| ())
 }
 
 /// `op(a)` into a new tensor of the static result type `O`.
@@ -241,8 +267,9 @@ where
     O: DynElement,
     F: Functor<(C,), Output = O>,
 {
-    let r = with_dyn_view(a, |d| fresh(op.name(), run_unary_op(op, d, None)))?;
-    unwrap_as(op.name(), r)
+    let general = || with_dyn_view(a, |d| run_unary_op(op, d, None));
+    let r = unary::flat_unary_or(op, a.element_parts(), None, general);
+    unwrap_as(op.name(), fresh(op.name(), r)?)
 }
 
 /// `op(a)` into `out`.
@@ -254,9 +281,8 @@ where
     U: DynElement,
     F: Functor<(C,), Output = O>,
 {
-    with_dyn_view(a, |d| {
-        with_dyn_view(out, |o| run_unary_op(op, d, Some(o)).map(|_| ()))
-    })
+    let general = || with_dyn_view(a, |d| with_dyn_view(out, |o| run_unary_op(op, d, Some(o))));
+    unary::flat_unary_or(op, a.element_parts(), Some(out.element_parts()), general).map(|_| ())
 }
 
 // ------------------------------------------------------------------------------ binary methods

@@ -3,7 +3,7 @@
 use super::exec::Exec;
 use crate::dispatch_dtypes;
 use crate::dtype::DType;
-use crate::dyn_tensor::DynTensor;
+use crate::dyn_tensor::{DynTensor, ElementParts};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::functors::{self as f, Functor, OpFlag, UnaryOp};
@@ -114,6 +114,18 @@ pub(crate) fn run_unary_op(
     a: &DynTensor,
     out: Option<&DynTensor>,
 ) -> Result<Option<DynTensor>> {
+    let general = || run_general(op, a, out);
+    flat_unary_or(
+        op,
+        a.element_parts(),
+        out.map(DynTensor::element_parts),
+        general,
+    )
+}
+
+/// [`run_unary_op`] past its flat tier.
+#[inline(never)]
+fn run_general(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<Option<DynTensor>> {
     let ad = a.dtype();
     let unsupported = || Error::UnsupportedDType {
         op: op.name(),
@@ -131,14 +143,6 @@ pub(crate) fn run_unary_op(
         );
     }
     let cost = LoopCost::from(op.info().cost);
-    // The flat tier: a given output must be of the result's dtype (the table's `out_dtype`,
-    // what the iterator's rules give one input), else the general call casts into it.
-    if let Some(flat) = single::flat_operands_of([a], out)
-        && flat.out.is_none_or(|o| o.dtype == op.out_dtype(compute))
-        && flat.is_serial(cost, op.out_dtype(compute))
-    {
-        return unary_flat(op, compute, &flat);
-    }
     let config = unary_config(
         op.name(),
         op.promotes_int_to_float(),
@@ -152,6 +156,31 @@ pub(crate) fn run_unary_op(
         return Ok(run.take_output());
     }
     unary_over_iterator(op, compute, &config)
+}
+
+/// The flat tier of [`unary`] for a tensor's parts (`out`: a given output's), or `otherwise()`
+/// where it does not apply (as `binary::flat_pair_or`): the typed API's methods call it with
+/// their tensor's parts, the `DynTensor` runner with its operand's. A given output must be of
+/// the result's dtype (the table's `out_dtype`, what the iterator's rules give one input), else
+/// the general call casts into it; an op refusing the dtype is left to the general call, which
+/// reports it.
+#[inline(always)]
+pub(crate) fn flat_unary_or(
+    op: UnaryOp,
+    a: ElementParts,
+    out: Option<ElementParts>,
+    otherwise: impl FnOnce() -> Result<Option<DynTensor>>,
+) -> Result<Option<DynTensor>> {
+    if !op.has(OpFlag::ViaPow)
+        && let Some(compute) = op.compute_dtype(a.dtype)
+        && let out_dtype = op.out_dtype(compute)
+        && let Some(flat) = single::flat_operands_of([a], out)
+        && flat.out.is_none_or(|o| o.dtype == out_dtype)
+        && flat.is_serial(LoopCost::from(op.info().cost), out_dtype)
+    {
+        return unary_flat(op, compute, &flat);
+    }
+    otherwise()
 }
 
 /// The flat tier of [`unary`]: a contiguous tensor into a fresh output or a given one of the

@@ -308,6 +308,17 @@ impl<T: Element> Tensor<T> {
         self.storage.is_unique()
     }
 
+    /// What a run reads of this tensor ([`crate::dyn_tensor::ElementParts`]).
+    #[inline]
+    pub(crate) fn element_parts(&self) -> crate::dyn_tensor::ElementParts<'_> {
+        crate::dyn_tensor::ElementParts {
+            dtype: T::DTYPE,
+            layout: &self.layout,
+            data: self.data_ptr() as *mut u8,
+            flag: self.storage.borrow_flag(),
+        }
+    }
+
     /// Pointer to element 0 (the element at coordinate (0, ..., 0)).
     #[inline]
     pub fn data_ptr(&self) -> *const T {
