@@ -760,3 +760,47 @@ macro_rules! check_table {
 fn promote_trait_matches_the_table() {
     check_table!(bool, u8, i8, i16, i32, i64, f16, bf16, f32, f64);
 }
+
+/// The typed flat tier (the operands' parts read straight from the typed tensors, the output
+/// built in place) against the `DynTensor` runner, at every rank up to 7 (inline and heap
+/// layouts) and on an empty shape: values, shape and contiguous strides of fresh outputs, and
+/// `_out` into the result's dtype (flat) and into a wider one (the general call's cast).
+#[test]
+fn typed_flat_tier_matches_dyn_at_every_rank() {
+    let shapes: [&[usize]; 8] = [
+        &[3],
+        &[2, 3],
+        &[2, 1, 3],
+        &[2, 2, 1, 3],
+        &[1, 2, 2, 1, 3],
+        &[2, 1, 2, 1, 1, 3],
+        &[1, 1, 2, 1, 2, 1, 3],
+        &[2, 0, 3],
+    ];
+    for (i, &shape) in shapes.iter().enumerate() {
+        let seed = i as u64;
+        let (a, b) = (gen_f::<f32>(shape, seed), gen_f::<f32>(shape, seed + 100));
+        let (da, db) = (DynTensor::from(a.clone()), DynTensor::from(b.clone()));
+        let strides = weft::layout::contiguous_strides(shape);
+        let fresh: [(&str, Tensor<f32>, DynTensor); 4] = [
+            ("add", &a + &b, da.add(&db)),
+            ("mul scalar", &a * 2.5, da.mul(2.5)),
+            ("scalar minus", 1.5 - &a, da.neg().add(1.5)),
+            ("exp", a.exp(), da.exp()),
+        ];
+        for (what, t, d) in &fresh {
+            assert_same(&format!("{what} {shape:?}"), t, d);
+            assert_eq!(t.strides(), &strides[..], "{what} {shape:?}: strides");
+        }
+        let mut out = Tensor::<f32>::zeros(shape);
+        a.add_out(&b, &mut out);
+        assert_same(&format!("add_out {shape:?}"), &out, &da.add(&db));
+        let mut wide = Tensor::<f64>::zeros(shape);
+        a.add_out(&b, &mut wide);
+        let expect = da.add(&db).to(DType::F64);
+        assert_same(&format!("add_out f64 {shape:?}"), &wide, &expect);
+        let mut e = Tensor::<f32>::zeros(shape);
+        a.exp_out(&mut e);
+        assert_same(&format!("exp_out {shape:?}"), &e, &da.exp());
+    }
+}
