@@ -273,6 +273,17 @@ fn operand_info(o: Operand) -> OperandInfo {
     }
 }
 
+/// What the plan knows of a dimensioned tensor of `dtype` (the flat tiers' tensors: at least two
+/// elements, so at least one dim).
+#[inline(always)]
+fn dimensioned(dtype: DType) -> OperandInfo {
+    OperandInfo {
+        dtype,
+        kind: OperandKind::Dimensioned,
+        value: None,
+    }
+}
+
 /// PyTorch's promotion of a dimensioned tensor and a scalar (`torch.result_type`, either
 /// side): the scalar wins only with a higher category (then the promotion state decides).
 #[inline(always)]
@@ -319,12 +330,10 @@ fn flat_pair(
     flat: &FlatOperands<2>,
     (common, out_dtype): (DType, DType),
 ) -> Result<Option<DynTensor>> {
-    let info = |p: &ElementParts| OperandInfo {
-        dtype: p.dtype,
-        kind: OperandKind::Dimensioned,
-        value: None,
-    };
-    let (ai, bi) = (info(&flat.ins[0]), info(&flat.ins[1]));
+    let (ai, bi) = (
+        dimensioned(flat.ins[0].dtype),
+        dimensioned(flat.ins[1].dtype),
+    );
     plan::binary_precheck(op, &ai, &bi)?;
     let d = ai.dtype;
     let mut run = SingleRun::for_flat(flat, common);
@@ -388,11 +397,7 @@ pub(crate) fn flat_scalar_or(
     out: Option<ElementParts>,
     otherwise: impl FnOnce() -> Result<Option<DynTensor>>,
 ) -> Result<Option<DynTensor>> {
-    let ti = OperandInfo {
-        dtype: t.dtype,
-        kind: OperandKind::Dimensioned,
-        value: None,
-    };
+    let ti = dimensioned(t.dtype);
     let si = OperandInfo {
         dtype: s.dtype(),
         kind: OperandKind::Scalar,
