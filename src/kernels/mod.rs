@@ -629,17 +629,18 @@ impl<C: Element> Input<C> {
         stride: isize,
         start: usize,
         m: usize,
-        buf: &mut BlockBuf<C>,
+        buf: &mut InputBuf,
     ) -> *const C {
-        // SAFETY: the caller's contract.
+        // SAFETY: the caller's contract; `for_source` gives room for `BLOCK >= m` elements.
         unsafe {
             let p = p.offset(start as isize * stride);
             if self.direct && stride == size_of::<C>() as isize {
                 return p.cast::<C>();
             }
-            (self.load)(p, stride, m, buf.as_mut_ptr());
+            let dst = buf.for_source::<C>(p);
+            (self.load)(p, stride, m, dst);
+            dst
         }
-        buf.as_ptr()
     }
 }
 
@@ -978,6 +979,38 @@ unsafe fn ternary_loop<A: Element, B: Element, C: Element, F: Functor<(A, B, C)>
     }
 }
 
+/// An input's block buffer, placed away from its source in the 4 KiB address space. A
+/// converting load reads the source ahead of its stores into the buffer; where the buffer lies
+/// just past the source modulo 4096, the CPU takes those loads for reads of the pending stores
+/// (4K aliasing) and holds them back. Which case a fixed buffer hit depended on where the
+/// stack lay: up to 1.6x on one conversion (BENCHMARKS round 38). Of two positions 2 KiB apart,
+/// the one 1-3 KiB past the source modulo 4096 is used. Left uninitialised, as [`BlockBuf`].
+#[repr(C, align(64))]
+struct InputBuf([core::mem::MaybeUninit<u8>; 4096]);
+
+impl InputBuf {
+    #[inline(always)]
+    fn new() -> Self {
+        InputBuf([core::mem::MaybeUninit::uninit(); 4096])
+    }
+
+    /// Room for `BLOCK` elements of `T` read from `src`.
+    #[inline(always)]
+    fn for_source<T: Element>(&mut self, src: *const u8) -> *mut T {
+        // Each position holds a block of the widest element (8 bytes).
+        const { assert!(BLOCK * size_of::<T>() <= 2048) };
+        let base = self.0.as_mut_ptr().cast::<u8>();
+        let past = base.addr().wrapping_sub(src.addr()) % 4096;
+        let shift = if (1024..3072).contains(&past) {
+            0
+        } else {
+            2048
+        };
+        // In bounds: `shift + 2048 <= 4096`; aligned for `T`: the base is 64-aligned.
+        base.wrapping_add(shift).cast::<T>()
+    }
+}
+
 /// A block buffer of the casting path: `BLOCK` elements left uninitialised (zeroing 1 KiB per
 /// buffer per call cost more than a tiny op's arithmetic). Only its first `m` elements are ever
 /// read, after a load or a compute wrote them.
@@ -1070,7 +1103,7 @@ where
                 start = half_fused::unary(&f, in_dtype, po, pa, n);
             }
             // Operands already stored contiguously in their compute type are used in place.
-            let (mut a_buf, mut o_buf) = (BlockBuf::<C>::new(), BlockBuf::<O<F, C>>::new());
+            let (mut a_buf, mut o_buf) = (InputBuf::new(), BlockBuf::<O<F, C>>::new());
             while start < n {
                 let m = BLOCK.min(n - start);
                 let a = inp.block(pa, sa, start, m, &mut a_buf);
@@ -1201,7 +1234,7 @@ where
             if self.fused_half && so == 2 {
                 start = half_fused::binary(f, self.out_dtype, po, pa, sa, pb, sb, n);
             }
-            let (mut a_buf, mut b_buf) = (BlockBuf::<A>::new(), BlockBuf::<B>::new());
+            let (mut a_buf, mut b_buf) = (InputBuf::new(), InputBuf::new());
             let mut o_buf = BlockBuf::<O<F, A, B>>::new();
             // Operands stored contiguously in their compute type are used in place (a step-2
             // or reversed input next to a contiguous one and the output: one gather, not three
@@ -1399,8 +1432,8 @@ where
                 }
                 // Strided: through the block buffers below, as in `binary`.
             }
-            let (mut a_buf, mut b_buf) = (BlockBuf::<A>::new(), BlockBuf::<B>::new());
-            let (mut c_buf, mut o_buf) = (BlockBuf::<C>::new(), BlockBuf::<O<F, A, B, C>>::new());
+            let (mut a_buf, mut b_buf) = (InputBuf::new(), InputBuf::new());
+            let (mut c_buf, mut o_buf) = (InputBuf::new(), BlockBuf::<O<F, A, B, C>>::new());
             // Operands stored contiguously in their compute type are used in place, as in
             // `binary`.
             let mut start = 0;
