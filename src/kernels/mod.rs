@@ -986,27 +986,30 @@ unsafe fn ternary_loop<A: Element, B: Element, C: Element, F: Functor<(A, B, C)>
 /// stack lay: up to 1.6x on one conversion (BENCHMARKS round 38). Of two positions 2 KiB apart,
 /// the one 1-3 KiB past the source modulo 4096 is used. Left uninitialised, as [`BlockBuf`].
 #[repr(C, align(64))]
-struct InputBuf([core::mem::MaybeUninit<u8>; 4096]);
+struct InputBuf([core::mem::MaybeUninit<u8>; ALIAS_PERIOD]);
+
+/// The address period of 4K aliasing: loads and stores are matched by their low 12 bits.
+const ALIAS_PERIOD: usize = 4096;
 
 impl InputBuf {
+    /// Bytes between the two positions, and the room at each.
+    const HALF: usize = ALIAS_PERIOD / 2;
+
     #[inline(always)]
     fn new() -> Self {
-        InputBuf([core::mem::MaybeUninit::uninit(); 4096])
+        InputBuf([core::mem::MaybeUninit::uninit(); ALIAS_PERIOD])
     }
 
     /// Room for `BLOCK` elements of `T` read from `src`.
     #[inline(always)]
     fn for_source<T: Element>(&mut self, src: *const u8) -> *mut T {
         // Each position holds a block of the widest element (8 bytes).
-        const { assert!(BLOCK * size_of::<T>() <= 2048) };
+        const { assert!(BLOCK * size_of::<T>() <= Self::HALF) };
         let base = self.0.as_mut_ptr().cast::<u8>();
-        let past = base.addr().wrapping_sub(src.addr()) % 4096;
-        let shift = if (1024..3072).contains(&past) {
-            0
-        } else {
-            2048
-        };
-        // In bounds: `shift + 2048 <= 4096`; aligned for `T`: the base is 64-aligned.
+        let past = base.addr().wrapping_sub(src.addr()) % ALIAS_PERIOD;
+        let centred = (Self::HALF / 2..Self::HALF + Self::HALF / 2).contains(&past);
+        let shift = if centred { 0 } else { Self::HALF };
+        // In bounds: `shift + HALF <= ALIAS_PERIOD`; aligned for `T`: the base is 64-aligned.
         base.wrapping_add(shift).cast::<T>()
     }
 }

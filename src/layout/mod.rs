@@ -87,11 +87,13 @@ impl Layout {
             return;
         }
         let len = shape.len() as u32;
-        let fill = [0; crate::small::DIMS_INLINE];
-        self.shape = DimVec::Inline { len, data: fill };
+        self.shape = DimVec::Inline {
+            len,
+            data: [0; crate::small::DIMS_INLINE],
+        };
         self.strides = DimVec::Inline {
             len,
-            data: fill.map(|d| d as isize),
+            data: [0; crate::small::DIMS_INLINE],
         };
         if let (DimVec::Inline { data: dims, .. }, DimVec::Inline { data: strides, .. }) =
             (&mut self.shape, &mut self.strides)

@@ -51,7 +51,7 @@ use super::promote::{
     CastsInto, FloatOf, Promote, PromoteFloatScalar, Promoted, ScalarOf, ScalarOperand, ScalarRule,
 };
 use super::special;
-use super::unary::{self, run_unary_op};
+use super::unary;
 use super::{Operand, fresh};
 use crate::dyn_tensor::{DynElement, DynTensor, ElementParts, with_dyn_view};
 use crate::element::Element;
@@ -267,7 +267,7 @@ where
     O: DynElement,
     F: Functor<(C,), Output = O>,
 {
-    let general = || with_dyn_view(a, |d| run_unary_op(op, d, None));
+    let general = || with_dyn_view(a, |d| unary::run_general(op, d, None));
     let r = unary::flat_unary_or(op, a.element_parts(), None, general);
     unwrap_as(op.name(), fresh(op.name(), r)?)
 }
@@ -281,7 +281,11 @@ where
     U: DynElement,
     F: Functor<(C,), Output = O>,
 {
-    let general = || with_dyn_view(a, |d| with_dyn_view(out, |o| run_unary_op(op, d, Some(o))));
+    let general = || {
+        with_dyn_view(a, |d| {
+            with_dyn_view(out, |o| unary::run_general(op, d, Some(o)))
+        })
+    };
     unary::flat_unary_or(op, a.element_parts(), Some(out.element_parts()), general).map(|_| ())
 }
 

@@ -123,9 +123,14 @@ pub(crate) fn run_unary_op(
     )
 }
 
-/// [`run_unary_op`] past its flat tier.
+/// [`run_unary_op`] past its flat tier (the typed methods call it once their own test of the
+/// tier, on the same parts, has declined).
 #[inline(never)]
-fn run_general(op: UnaryOp, a: &DynTensor, out: Option<&DynTensor>) -> Result<Option<DynTensor>> {
+pub(crate) fn run_general(
+    op: UnaryOp,
+    a: &DynTensor,
+    out: Option<&DynTensor>,
+) -> Result<Option<DynTensor>> {
     let ad = a.dtype();
     let unsupported = || Error::UnsupportedDType {
         op: op.name(),
