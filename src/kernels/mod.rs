@@ -665,13 +665,22 @@ impl<O: Element> Output<O> {
     }
 
     /// Where a kernel writes the output's `m` elements from element `start` on: the tensor's
-    /// own memory when [`Output::in_place`], else `buf` (then [`Output::finish`] stores it).
+    /// own memory when [`Output::in_place`], else `buf` (then [`Output::finish`] stores it),
+    /// placed against the kernel's first input block `a`, which it reads while it writes this
+    /// one: an f32 -> f16 `copy_` from memory ran 1.7x slower where the two aliased.
     #[inline(always)]
-    fn block(&self, p: *mut u8, stride: isize, start: usize, buf: &mut BlockBuf<O>) -> *mut O {
+    fn block<A>(
+        &self,
+        p: *mut u8,
+        stride: isize,
+        start: usize,
+        buf: &mut InputBuf,
+        a: *const A,
+    ) -> *mut O {
         if self.in_place(stride) {
             p.wrapping_offset(start as isize * stride).cast::<O>()
         } else {
-            buf.as_mut_ptr()
+            buf.for_source::<O>(a.cast())
         }
     }
 
@@ -679,12 +688,13 @@ impl<O: Element> Output<O> {
     /// written in place.
     ///
     /// # Safety
-    /// The iterator's contract for those `m` elements; `buf` holds them (written by the kernel).
+    /// The iterator's contract for those `m` elements; `buf` (from [`Output::block`]) holds
+    /// them, written by the kernel.
     #[inline(always)]
-    unsafe fn finish(&self, buf: &BlockBuf<O>, p: *mut u8, stride: isize, start: usize, m: usize) {
+    unsafe fn finish(&self, buf: *const O, p: *mut u8, stride: isize, start: usize, m: usize) {
         if !self.in_place(stride) {
             // SAFETY: the caller's contract.
-            unsafe { (self.store)(buf.as_ptr(), p.offset(start as isize * stride), stride, m) };
+            unsafe { (self.store)(buf, p.offset(start as isize * stride), stride, m) };
         }
     }
 }
@@ -979,12 +989,15 @@ unsafe fn ternary_loop<A: Element, B: Element, C: Element, F: Functor<(A, B, C)>
     }
 }
 
-/// An input's block buffer, placed away from its source in the 4 KiB address space. A
-/// converting load reads the source ahead of its stores into the buffer; where the buffer lies
-/// just past the source modulo 4096, the CPU takes those loads for reads of the pending stores
-/// (4K aliasing) and holds them back. Which case a fixed buffer hit depended on where the
-/// stack lay: up to 1.6x on one conversion (BENCHMARKS round 38). Of two positions 2 KiB apart,
-/// the one 1-3 KiB past the source modulo 4096 is used. Left uninitialised, as [`BlockBuf`].
+/// A kernel's block buffer, placed away from the stream it is filled from in the 4 KiB address
+/// space: an input's from its source, an output's from the kernel's first input block. The
+/// filling loop reads ahead of its stores into the buffer; where the buffer lies just past that
+/// stream modulo 4096, the CPU takes those loads for reads of the pending stores (4K aliasing)
+/// and holds them back. Which case a fixed buffer hit depended on where the stack lay and where
+/// the block fell: up to 1.6x on one conversion (BENCHMARKS round 38); 2.2x on an f32 -> f16
+/// `copy_` from memory, where each held load waited for a store whose data waited for the
+/// previous miss, so the misses no longer overlapped (round 39). Of two positions 2 KiB apart,
+/// the one 1-3 KiB past the stream modulo 4096 is used. Left uninitialised, as [`BlockBuf`].
 #[repr(C, align(64))]
 struct InputBuf([core::mem::MaybeUninit<u8>; ALIAS_PERIOD]);
 
@@ -1106,13 +1119,14 @@ where
                 start = half_fused::unary(&f, in_dtype, po, pa, n);
             }
             // Operands already stored contiguously in their compute type are used in place.
-            let (mut a_buf, mut o_buf) = (InputBuf::new(), BlockBuf::<O<F, C>>::new());
+            let (mut a_buf, mut o_buf) = (InputBuf::new(), InputBuf::new());
             while start < n {
                 let m = BLOCK.min(n - start);
                 let a = inp.block(pa, sa, start, m, &mut a_buf);
+                let o = out.block(po, so, start, &mut o_buf, a);
                 // Contiguous blocks: the vectorized loop.
-                contiguous_unary(&f, out.block(po, so, start, &mut o_buf), a, m);
-                out.finish(&o_buf, po, so, start, m);
+                contiguous_unary(&f, o, a, m);
+                out.finish(o, po, so, start, m);
                 start += m;
             }
         }
@@ -1238,7 +1252,7 @@ where
                 start = half_fused::binary(f, self.out_dtype, po, pa, sa, pb, sb, n);
             }
             let (mut a_buf, mut b_buf) = (InputBuf::new(), InputBuf::new());
-            let mut o_buf = BlockBuf::<O<F, A, B>>::new();
+            let mut o_buf = InputBuf::new();
             // Operands stored contiguously in their compute type are used in place (a step-2
             // or reversed input next to a contiguous one and the output: one gather, not three
             // copies).
@@ -1246,8 +1260,9 @@ where
                 let m = BLOCK.min(n - start);
                 let a = ia.block(pa, sa, start, m, &mut a_buf);
                 let b = ib.block(pb, sb, start, m, &mut b_buf);
-                contiguous_binary(f, out.block(po, so, start, &mut o_buf), a, b, m);
-                out.finish(&o_buf, po, so, start, m);
+                let o = out.block(po, so, start, &mut o_buf, a);
+                contiguous_binary(f, o, a, b, m);
+                out.finish(o, po, so, start, m);
                 start += m;
             }
         }
@@ -1436,7 +1451,7 @@ where
                 // Strided: through the block buffers below, as in `binary`.
             }
             let (mut a_buf, mut b_buf) = (InputBuf::new(), InputBuf::new());
-            let (mut c_buf, mut o_buf) = (InputBuf::new(), BlockBuf::<O<F, A, B, C>>::new());
+            let (mut c_buf, mut o_buf) = (InputBuf::new(), InputBuf::new());
             // Operands stored contiguously in their compute type are used in place, as in
             // `binary`.
             let mut start = 0;
@@ -1445,8 +1460,9 @@ where
                 let a = ia.block(pa, sa, start, m, &mut a_buf);
                 let b = ib.block(pb, sb, start, m, &mut b_buf);
                 let c = ic.block(pc, sc, start, m, &mut c_buf);
-                contiguous_ternary(&f, out.block(po, so, start, &mut o_buf), a, b, c, m);
-                out.finish(&o_buf, po, so, start, m);
+                let o = out.block(po, so, start, &mut o_buf, a);
+                contiguous_ternary(&f, o, a, b, c, m);
+                out.finish(o, po, so, start, m);
                 start += m;
             }
         }
