@@ -564,9 +564,10 @@ fn half_precision_block_path_is_exact() {
 #[test]
 fn transposed_gather_all_element_sizes() {
     // One or two transposed inputs (gathered into the tile buffer) for 1-, 2-, 4- and 8-byte
-    // elements, past and around the tile sizes (64 rows, up to 512 / element size rows for
-    // narrow elements, by 2 KiB of the widest element) and the block transposes' sizes (32 and
-    // 16 rows of bytes, 16 and 8 of halves, 8, 4, 2), into a contiguous output.
+    // elements, past and around the tile sizes (128 rows, up to 512 / element size rows for
+    // narrow elements, by 4 MiB / (rows x the widest element) columns: 4096 of f64 at 128 rows,
+    // so (129, 4100) takes two tiles each way) and the block transposes' sizes (32 and 16 rows
+    // of bytes, 16 and 8 of halves, 8, 4, 2), into a contiguous output.
     for (r, c) in [
         (64, 64),
         (65, 130),
@@ -576,6 +577,7 @@ fn transposed_gather_all_element_sizes() {
         (131, 529),
         (600, 130),
         (300, 83),
+        (129, 4100),
     ] {
         for dtype in [
             DType::U8,
@@ -609,6 +611,20 @@ fn transposed_gather_all_element_sizes() {
         let want = weft::ops::dyn_api::where_(&cond.contiguous(), &x, &y.contiguous()).unwrap();
         assert_eq!(values(&out), values(&want), "where {r}x{c}");
     }
+    // Column tiles of narrow elements: u8 at 512 rows (8192 columns a tile), and a u8 input
+    // beside an f64 one (1024 columns: the widest element sets them).
+    let (a, b) = (
+        make(DType::U8, 520, 8200, 1, 26),
+        make(DType::U8, 520, 8200, 0, 27),
+    );
+    let want = a.contiguous().add(&b);
+    assert_eq!(values(&a.add(&b)), values(&want), "u8 column tiles");
+    let (a, b) = (
+        make(DType::U8, 520, 1030, 1, 28),
+        make(DType::F64, 520, 1030, 0, 29),
+    );
+    let want = a.contiguous().add(&b);
+    assert_eq!(values(&a.add(&b)), values(&want), "u8 + f64 column tiles");
 }
 
 /// sin/cos/tan run their narrow form over kernel blocks whose inputs all lie below the short

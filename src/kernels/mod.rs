@@ -56,26 +56,19 @@ unsafe fn load_cast<S: Element, C: Element>(src: *const u8, stride: isize, n: us
         return;
     }
     // Any other stride: gathered into a unit-stride buffer (the vectorized reversed and step-2
-    // forms of `load_same`), then converted as a unit-stride run.
-    let mut buf = BlockBuf::<S>::new();
+    // forms of `load_same`), then converted as a unit-stride run. The buffer is placed against
+    // `dst`, the stream the conversion writes while it reads the buffer ahead (see
+    // `PlacedBuf`): both lie on the stack, so a fixed buffer hit or missed 4K aliasing by build.
+    let mut place = PlacedBuf::new();
+    let buf = place.for_source::<S>(dst.cast());
     let mut done = 0;
     while done < n {
         let m = BLOCK.min(n - done);
         // SAFETY: the contract: elements `done..done + m` are valid at `stride`; `buf` is valid
         // for `m <= BLOCK` writes and disjoint from them; `dst + done` for `m` writes.
         unsafe {
-            load_same::<S>(
-                src.offset(done as isize * stride),
-                stride,
-                m,
-                buf.as_mut_ptr(),
-            );
-            load_cast::<S, C>(
-                buf.as_ptr() as *const u8,
-                size_of::<S>() as isize,
-                m,
-                dst.add(done),
-            );
+            load_same::<S>(src.offset(done as isize * stride), stride, m, buf);
+            load_cast::<S, C>(buf as *const u8, size_of::<S>() as isize, m, dst.add(done));
         }
         done += m;
     }
@@ -108,21 +101,18 @@ unsafe fn store_cast<O: Element, D: Element>(src: *const O, dst: *mut u8, stride
         return;
     }
     // Any other stride: converted as a unit-stride run into a buffer, then scattered (the
-    // vectorized reversed form of `store_same`).
-    let mut buf = BlockBuf::<D>::new();
+    // vectorized reversed form of `store_same`). The buffer is placed against `src`, the
+    // stream the conversion reads ahead while it writes the buffer (both on the stack).
+    let mut place = PlacedBuf::new();
+    let buf = place.for_source::<D>(src.cast());
     let mut done = 0;
     while done < n {
         let m = BLOCK.min(n - done);
         // SAFETY: the contract: `src + done` valid for `m` reads, elements `done..done + m` of
         // `dst` valid at `stride`; `buf` valid for `m <= BLOCK` elements, disjoint from both.
         unsafe {
-            store_cast::<O, D>(
-                src.add(done),
-                buf.as_mut_ptr() as *mut u8,
-                size_of::<D>() as isize,
-                m,
-            );
-            store_same::<D>(buf.as_ptr(), dst.offset(done as isize * stride), stride, m);
+            store_cast::<O, D>(src.add(done), buf as *mut u8, size_of::<D>() as isize, m);
+            store_same::<D>(buf, dst.offset(done as isize * stride), stride, m);
         }
         done += m;
     }
@@ -427,25 +417,20 @@ mod half_blocks {
             return;
         }
         // Uninitialised (a zeroed one cost a memset per block); only what the gather wrote is
-        // read.
-        let mut bits = super::BlockBuf::<u16>::new();
+        // read. Placed against `dst`, as in `load_cast` (a bf16 `relu` of a reversed 64K input
+        // took 7.3 or 13 µs by build and by where the stack lay).
+        let mut place = super::PlacedBuf::new();
+        let bits = place.for_source::<u16>(dst.cast());
         let mut done = 0;
         while done < n {
             let m = super::BLOCK.min(n - done);
             // SAFETY: the contract: elements `done..done + m` are valid at `stride`; `bits` is
             // valid for `m <= BLOCK` writes and disjoint from them. `load_same` has the
             // vectorized reversed and step-2 gathers.
-            unsafe {
-                super::load_same::<u16>(
-                    src.offset(done as isize * stride),
-                    stride,
-                    m,
-                    bits.as_mut_ptr(),
-                )
-            };
+            unsafe { super::load_same::<u16>(src.offset(done as isize * stride), stride, m, bits) };
             // SAFETY: `bits` holds `m` valid 2-byte elements at unit stride; `dst + done` is
             // valid for `m` writes (the contract).
-            unsafe { load(bits.as_ptr() as *const u8, 2, m, dst.add(done)) };
+            unsafe { load(bits as *const u8, 2, m, dst.add(done)) };
             done += m;
         }
     }
@@ -462,22 +447,19 @@ mod half_blocks {
         n: usize,
         store: unsafe fn(*const f32, *mut u8, isize, usize),
     ) {
-        let mut bits = super::BlockBuf::<u16>::new();
+        // Placed against `src`, as in `store_cast`.
+        let mut place = super::PlacedBuf::new();
+        let bits = place.for_source::<u16>(src.cast());
         let mut done = 0;
         while done < n {
             let m = super::BLOCK.min(n - done);
             // SAFETY: `src + done` valid for `m` reads; `bits` for `m <= BLOCK` writes at unit
             // stride.
-            unsafe { store(src.add(done), bits.as_mut_ptr() as *mut u8, 2, m) };
+            unsafe { store(src.add(done), bits as *mut u8, 2, m) };
             // SAFETY: the contract: elements `done..done + m` are valid at `stride`; `bits`
             // holds `m` elements (just written), disjoint from them.
             unsafe {
-                super::store_same::<u16>(
-                    bits.as_ptr(),
-                    dst.offset(done as isize * stride),
-                    stride,
-                    m,
-                )
+                super::store_same::<u16>(bits, dst.offset(done as isize * stride), stride, m)
             };
             done += m;
         }
@@ -990,14 +972,18 @@ unsafe fn ternary_loop<A: Element, B: Element, C: Element, F: Functor<(A, B, C)>
 }
 
 /// A kernel's block buffer, placed away from the stream it is filled from in the 4 KiB address
-/// space: an input's from its source, an output's from the kernel's first input block. The
+/// space: an input's from its source, an output's from the kernel's first input block, a
+/// strided cast's gather buffer from the stack block it is converted into or from. The
 /// filling loop reads ahead of its stores into the buffer; where the buffer lies just past that
 /// stream modulo 4096, the CPU takes those loads for reads of the pending stores (4K aliasing)
 /// and holds them back. Which case a fixed buffer hit depended on where the stack lay and where
 /// the block fell: up to 1.6x on one conversion (BENCHMARKS round 38); 2.2x on an f32 -> f16
 /// `copy_` from memory, where each held load waited for a store whose data waited for the
 /// previous miss, so the misses no longer overlapped (round 39). Of two positions 2 KiB apart,
-/// the one 1-3 KiB past the stream modulo 4096 is used. Left uninitialised, as [`BlockBuf`].
+/// the one 1-3 KiB past the stream modulo 4096 is used. A fixed gather buffer beside a stack
+/// block hit or missed by build (a reversed 64K bf16 `relu` took 7.3 or 13 µs, round 40).
+/// Left uninitialised (zeroing a block per call cost more than a tiny op's arithmetic): only
+/// the elements a load or the functor wrote are read.
 #[repr(C, align(64))]
 struct PlacedBuf([core::mem::MaybeUninit<u8>; ALIAS_PERIOD]);
 
@@ -1024,26 +1010,6 @@ impl PlacedBuf {
         let shift = if centred { 0 } else { Self::HALF };
         // In bounds: `shift + HALF <= ALIAS_PERIOD`; aligned for `T`: the base is 64-aligned.
         base.wrapping_add(shift).cast::<T>()
-    }
-}
-
-/// A block buffer of the casting path: `BLOCK` elements left uninitialised (zeroing 1 KiB per
-/// buffer per call cost more than a tiny op's arithmetic). Only its first `m` elements are ever
-/// read, after a load or a compute wrote them.
-struct BlockBuf<T>([core::mem::MaybeUninit<T>; BLOCK]);
-
-impl<T: Copy> BlockBuf<T> {
-    #[inline(always)]
-    fn new() -> Self {
-        BlockBuf([core::mem::MaybeUninit::uninit(); BLOCK])
-    }
-    #[inline(always)]
-    fn as_ptr(&self) -> *const T {
-        self.0.as_ptr().cast()
-    }
-    #[inline(always)]
-    fn as_mut_ptr(&mut self) -> *mut T {
-        self.0.as_mut_ptr().cast()
     }
 }
 

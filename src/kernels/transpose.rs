@@ -15,13 +15,23 @@
 //! source line and page (64 u8 rows of a 4 KiB-strided source), so the runs along a transposed
 //! input are at least [`TILE_RUN_BYTES`], and the tile buffers' rows are padded off a power of
 //! two (a 16-row block transpose otherwise stores into one or two L1 sets). Software
-//! prefetching of the next tile only cost time with these shapes.
+//! prefetching of the next tile only cost time with these shapes; prefetching the next source
+//! lines within a tile's gather pays (`x86::PREFETCH_LINES_AHEAD`).
+//!
+//! A tile then spans as much of the output's rows as [`TILE_BYTES`] allows: whole rows up to
+//! 32 KiB (8192 f32 columns) at 128 tile rows. Its rows are then consecutive in memory, so
+//! the output and every operand laid out like it are one contiguous stream per tile, not 128
+//! runs of 2 KiB at the row stride: a [4096, 4096] f32 transposed add spent as long on its
+//! 2 KiB runs of `b` and the output as the whole contiguous add does (4.2 ms against 4.4), and
+//! 3.2 ms on whole rows; the gather's buffer then lies in L3, not L2, which cost less.
 
 use super::{Kernel, MAX_WALK_OPERANDS};
 
 /// Rows of a tile (along the output's outer dim) at least: each transposed input is read in
-/// runs of this many elements, or of [`TILE_RUN_BYTES`] when its elements are narrower.
-pub const TILE_ROWS: usize = 64;
+/// runs of this many elements, or of [`TILE_RUN_BYTES`] when its elements are narrower. (128,
+/// not 64: runs of 1 KiB of f64 in whole-row tiles took a [4096, 4096] f64 transposed add
+/// from 17-19 to 15 ms.)
+pub const TILE_ROWS: usize = 128;
 /// Bytes of one run along a transposed input: runs of 64 one-byte elements read one cache line
 /// per 4 KiB page of a `[4096, 4096]` u8 source, and a transposed u8 add ran at 4x the
 /// contiguous one; runs of 512 bytes (512 rows of u8, 256 of halves, 128 of f32) measured
@@ -31,13 +41,14 @@ pub const TILE_RUN_BYTES: usize = 512;
 /// a block transpose writes into one or two L1 sets; 64 bytes more spreads them (measured: i16
 /// transposed add 15 -> 11 ms).
 const TILE_PITCH_PAD_BYTES: usize = 64;
-/// Bytes of one tile row of the widest operand: the output is written (and inputs laid out like
-/// it are read) in runs of this many bytes.
-pub const TILE_ROW_BYTES: usize = 2048;
+/// Bytes of a tile of the widest operand at most (tile rows x columns): the columns are the
+/// whole output row where that fits (4096 f64 at 128 rows, 8192 f32, 8192 u8 at 512), so that
+/// the tile's rows are one contiguous stream; else as many as fit, runs of at least 8 KiB.
+pub const TILE_BYTES: usize = 4 << 20;
 
 /// The transposed walk of [`super::walk_2d`]: tiles of `max(TILE_ROWS, TILE_RUN_BYTES /
-/// narrowest transposed element)` rows (`n1`) by `TILE_ROW_BYTES / widest element` columns
-/// (`n0`); each transposed input (inner stride not its
+/// narrowest transposed element)` rows (`n1`) by `TILE_BYTES / (rows x widest element)`
+/// columns (`n0`); each transposed input (inner stride not its
 /// element size, outer stride its element size) is first gathered into a buffer in the output's
 /// order, then `k` runs over the tile's rows with every other operand at its own strides.
 /// Returns `false` (nothing done) when the tile buffers cannot be allocated: the caller walks
@@ -65,7 +76,7 @@ pub(super) fn transposed_tiles(
         .max(1);
     // No larger than the block: a small transposed op needs a small buffer.
     let tile_rows = (TILE_RUN_BYTES / narrowest).max(TILE_ROWS).min(n1);
-    let cols = (TILE_ROW_BYTES / widest).max(1).min(n0);
+    let cols = (TILE_BYTES / (tile_rows * widest)).max(1).min(n0);
     // Buffer rows of `pitch` elements (of each slot's own size, at most `widest` bytes).
     let pitch = cols + (TILE_PITCH_PAD_BYTES / widest).max(1);
     let slot_bytes = (tile_rows * pitch * widest).next_multiple_of(8);
@@ -85,6 +96,16 @@ pub(super) fn transposed_tiles(
                 st[i] = sizes[i] as isize;
             }
         }
+        // A tile's rows: each gathered input's at the buffer's pitch, every other operand's at
+        // its own outer stride.
+        let mut row_st = [0isize; MAX_WALK_OPERANDS];
+        for i in 0..nt {
+            row_st[i] = if slot[i] != usize::MAX {
+                (pitch * sizes[i]) as isize
+            } else {
+                outer[i]
+            };
+        }
         let mut p = [core::ptr::null_mut::<u8>(); MAX_WALK_OPERANDS];
         for j0 in (0..n1).step_by(tile_rows) {
             let jn = tile_rows.min(n1 - j0);
@@ -103,17 +124,22 @@ pub(super) fn transposed_tiles(
                     // bytes, 8-byte aligned, and is this call's own.
                     unsafe { gather_tile(src, inner[i], jn, m, sizes[i], dst, pitch) };
                 }
-                for j in 0..jn {
-                    for (i, q) in p[..nt].iter_mut().enumerate() {
-                        *q = if slot[i] != usize::MAX {
-                            base.wrapping_add(slot[i] * slot_bytes + j * pitch * sizes[i])
-                        } else {
-                            ptrs[i].wrapping_offset(
-                                (j0 + j) as isize * outer[i] + i0 as isize * inner[i],
-                            )
-                        };
+                for (i, q) in p[..nt].iter_mut().enumerate() {
+                    *q = if slot[i] != usize::MAX {
+                        base.wrapping_add(slot[i] * slot_bytes)
+                    } else {
+                        ptrs[i].wrapping_offset(j0 as isize * outer[i] + i0 as isize * inner[i])
+                    };
+                }
+                // The tile's rows in one call where the kernel has a row loop (its layout tests
+                // and ISA dispatch once per tile, not per row), else row by row.
+                if !k.rows(&p[..nt], &st[..nt], &row_st[..nt], m, jn) {
+                    for _ in 0..jn {
+                        k.run(&p[..nt], &st[..nt], m);
+                        for (q, &d) in p[..nt].iter_mut().zip(&row_st[..nt]) {
+                            *q = q.wrapping_offset(d);
+                        }
                     }
-                    k.run(&p[..nt], &st[..nt], m);
                 }
             }
         }
@@ -156,10 +182,10 @@ fn with_tile_cells(cells: usize, walk: impl FnOnce(&mut [u64])) -> Option<()> {
     Some(())
 }
 
-/// The most cells (2 MiB) a thread keeps between transposed walks: one gathered input of any
-/// size (a u8 tile is ~1 MiB) or two of 2 bytes or more; the tiles of more 1-byte inputs (up
-/// to ~3 MiB) are allocated per call.
-const KEPT_TILE_CELLS: usize = (2 << 20) / 8;
+/// The most cells a thread keeps between transposed walks: one gathered input's tile of
+/// [`TILE_BYTES`] and its rows' padding (512 rows of 64 bytes at most); the tiles of two or
+/// more (`a.t() + b.t()` at full size) are allocated per call.
+const KEPT_TILE_CELLS: usize = (TILE_BYTES + (32 << 10)) / 8;
 
 /// Copies a `rows x cols` tile of `e`-byte elements at `src` (byte strides: `col_stride` from
 /// one source line to the next, `e` along a line: source line `c` holds the tile's column `c`)
@@ -642,7 +668,15 @@ mod x86 {
         }
     }
 
-    /// [`super::gather_tile`] by blocks of `T`, the remainder element by element.
+    /// Source lines ahead of the block being transposed whose cache lines at the block's rows
+    /// are prefetched: a line's run is only 512 bytes (8 cache lines), too short for the
+    /// hardware's stream prefetcher to reach ahead, so each run's misses came one block at a
+    /// time. Measured on a standalone [4096, 4096] f32 transposed add (Zen 5, 2 MiB pages):
+    /// gather alone 4.0 -> 3.0 ms, the whole add 8.6 -> 7.4 ms; 8 to 32 lines ahead within 4%.
+    const PREFETCH_LINES_AHEAD: usize = 16;
+
+    /// [`super::gather_tile`] by blocks of `T`, the remainder element by element; the cache
+    /// lines of the source lines [`PREFETCH_LINES_AHEAD`] ahead prefetched at each block's rows.
     ///
     /// # Safety
     /// [`super::gather_tile`]'s contract with `e = T::E`; the CPU has the block's extension.
@@ -658,7 +692,20 @@ mod x86 {
         let (b, rb_step, e) = (T::B, T::ROWS, T::E);
         let (rb_end, cb_end) = (rows - rows % rb_step, cols - cols % b);
         for cb in (0..cb_end).step_by(b) {
+            let ahead = cb + PREFETCH_LINES_AHEAD;
+            let prefetch = ahead + b <= cols;
             for rb in (0..rb_end).step_by(rb_step) {
+                if prefetch && (rb * e) % 64 == 0 {
+                    for k in ahead..ahead + b {
+                        // SAFETY: a prefetch is a hint that never faults; lines `ahead..ahead +
+                        // b` are the tile's (`ahead + b <= cols`), so the address is in bounds.
+                        unsafe {
+                            _mm_prefetch::<_MM_HINT_T0>(
+                                src.offset(k as isize * cs + (rb * e) as isize) as *const i8,
+                            )
+                        };
+                    }
+                }
                 // SAFETY: lines cb..cb+b, elements rb..rb+ROWS of the tile; rows rb..rb+ROWS,
                 // columns cb..cb+b of dst (the caller's contract).
                 unsafe {
