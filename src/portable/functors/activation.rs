@@ -103,12 +103,25 @@ impl Softplus {
     fn eval<R: Real>(&self, x: R) -> R {
         // `max(x, 0) + log(1 + e^-|x|)`: the log's argument is in [1, 2], where a polynomial
         // serves (`ln_1p_unit`), and e^-|x| never overflows.
+        Self::from_exp(x, (-x.abs()).exp())
+    }
+    #[inline(always)]
+    fn from_exp<R: Real>(x: R, e: R) -> R {
         let m = if x > R::ZERO { x } else { R::ZERO };
-        let r = m + (-x.abs()).exp().ln_1p_unit();
+        let r = m + e.ln_1p_unit();
         if x > R::c(20.0) { x } else { r }
     }
+    /// Where `e^-|x|` is normal: the exp without its subnormal handling (the same bits).
+    #[inline(always)]
+    fn eval_narrow<R: Real>(&self, x: R) -> R {
+        Self::from_exp(x, (-x.abs()).exp_normal())
+    }
+    #[inline(always)]
+    fn in_narrow<R: Real>(&self, x: R) -> bool {
+        (-x.abs()).exp_is_normal()
+    }
 }
-real_unary_impls!(Softplus);
+real_unary_impls!(Softplus, narrow: eval_narrow, domain: in_narrow);
 
 /// Which gelu: exact (erf) or PyTorch's tanh approximation. `#[repr(u8)]` (0 = `None`, 1 = `Tanh`):
 /// it is a field of [`Gelu`], a GPU kernel argument.
@@ -411,11 +424,24 @@ pub struct Logsigmoid;
 impl Logsigmoid {
     #[inline(always)]
     fn eval<R: Real>(&self, x: R) -> R {
+        Self::from_exp(x, (-x.abs()).exp())
+    }
+    #[inline(always)]
+    fn from_exp<R: Real>(x: R, e: R) -> R {
         let m = if x < R::ZERO { x } else { R::ZERO };
-        m - (-x.abs()).exp().ln_1p_unit()
+        m - e.ln_1p_unit()
+    }
+    /// Where `e^-|x|` is normal: the exp without its subnormal handling (the same bits).
+    #[inline(always)]
+    fn eval_narrow<R: Real>(&self, x: R) -> R {
+        Self::from_exp(x, (-x.abs()).exp_normal())
+    }
+    #[inline(always)]
+    fn in_narrow<R: Real>(&self, x: R) -> bool {
+        (-x.abs()).exp_is_normal()
     }
 }
-real_unary_impls!(Logsigmoid);
+real_unary_impls!(Logsigmoid, narrow: eval_narrow, domain: in_narrow);
 
 // ---------------------------------------------------------------- piecewise-linear
 
