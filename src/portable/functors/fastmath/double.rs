@@ -295,34 +295,49 @@ pub fn is_positive_normal_f64(x: f64) -> bool {
 
 /// `ln(1 + t)` for f64 t in [0, 1] (`e^-|x|` in softplus and logsigmoid): `t·P(t)`
 /// with `P(t) = ln(1 + t)/t` interpolated at the 21 Chebyshev nodes of [0, 1] (relative error
-/// 2^-56), no reduction and no division. Other inputs: not ln(1 + t).
+/// 2^-56), no reduction and no division. Other inputs: not ln(1 + t). Partly Estrin's
+/// scheme: 9 dependent fused multiply-adds instead of Horner's 20 (the loop is latency-bound:
+/// f64 softplus ran at 3x sigmoid's time).
 #[inline(always)]
 pub fn log1p_unit_f64(t: f64) -> f64 {
-    let mut p = 2.4437973948580954e-05;
-    for c in [
-        -0.0002827421139374108,
-        0.0015535244034334337,
-        -0.00542173399100161,
-        0.013598778090617256,
-        -0.02639877948074322,
-        0.04192570985390416,
-        -0.05718978534193906,
-        0.07015296236526472,
-        -0.08070954578430206,
-        0.09009095815198633,
-        -0.09979768096586568,
-        0.11107211585299538,
-        -0.12499427063514382,
-        0.14285651975275926,
-        -0.16666661848248537,
-        0.19999999749856523,
-        -0.24999999992009522,
-        0.33333333333197523,
-        -0.4999999999999908,
+    // c[i] multiplies t^i.
+    const C: [f64; 21] = [
         1.0,
-    ] {
-        p = super::fma_f64(p, t, c);
-    }
+        -0.4999999999999908,
+        0.33333333333197523,
+        -0.24999999992009522,
+        0.19999999749856523,
+        -0.16666661848248537,
+        0.14285651975275926,
+        -0.12499427063514382,
+        0.11107211585299538,
+        -0.09979768096586568,
+        0.09009095815198633,
+        -0.08070954578430206,
+        0.07015296236526472,
+        -0.05718978534193906,
+        0.04192570985390416,
+        -0.02639877948074322,
+        0.013598778090617256,
+        -0.00542173399100161,
+        0.0015535244034334337,
+        -0.0002827421139374108,
+        2.4437973948580954e-05,
+    ];
+    let fma = super::fma_f64;
+    let t2 = t * t;
+    let t4 = t2 * t2;
+    let t8 = t4 * t4;
+    let q = |i: usize| fma(C[i + 1], t, C[i]);
+    let r = |i: usize| fma(q(i + 2), t2, q(i));
+    // c4.. by Estrin (c20 on t^16 as t^8 twice), the large low terms by Horner, whose
+    // roundings stay within the accuracy test's 3 ulp (Estrin all the way reached 4).
+    let high = fma(
+        fma(C[20], t8, fma(r(16), t4, r(12))),
+        t8,
+        fma(r(8), t4, r(4)),
+    );
+    let p = fma(fma(fma(fma(high, t, C[3]), t, C[2]), t, C[1]), t, C[0]);
     t * p
 }
 
