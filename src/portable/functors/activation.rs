@@ -95,33 +95,43 @@ impl Silu {
 }
 real_unary_impls!(Silu, narrow: eval_narrow, domain: in_narrow);
 
+/// Stamps the float functors of a unit struct computed from `x` and `e = e^-|x|` by its
+/// inherent `fn from_exp<R: Real>(x: R, e: R) -> R`: with the plain `exp`, and a narrow form
+/// with `exp_normal` where `e` is normal (the same bits, without the subnormal handling).
+macro_rules! of_exp_neg_abs {
+    ($name:ty) => {
+        impl $name {
+            #[inline(always)]
+            fn eval<R: Real>(&self, x: R) -> R {
+                Self::from_exp(x, (-x.abs()).exp())
+            }
+            #[inline(always)]
+            fn eval_narrow<R: Real>(&self, x: R) -> R {
+                Self::from_exp(x, (-x.abs()).exp_normal())
+            }
+            #[inline(always)]
+            fn in_narrow<R: Real>(&self, x: R) -> bool {
+                (-x.abs()).exp_is_normal()
+            }
+        }
+        real_unary_impls!($name, narrow: eval_narrow, domain: in_narrow);
+    };
+}
+
 /// `log(1 + e^x)` with PyTorch's defaults beta = 1, threshold = 20: `x` itself above 20.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Softplus;
 impl Softplus {
-    #[inline(always)]
-    fn eval<R: Real>(&self, x: R) -> R {
-        // `max(x, 0) + log(1 + e^-|x|)`: the log's argument is in [1, 2], where a polynomial
-        // serves (`ln_1p_unit`), and e^-|x| never overflows.
-        Self::from_exp(x, (-x.abs()).exp())
-    }
+    /// `max(x, 0) + log(1 + e^-|x|)`: the log's argument is in [1, 2], where a polynomial
+    /// serves (`ln_1p_unit`), and e^-|x| never overflows.
     #[inline(always)]
     fn from_exp<R: Real>(x: R, e: R) -> R {
         let m = if x > R::ZERO { x } else { R::ZERO };
         let r = m + e.ln_1p_unit();
         if x > R::c(20.0) { x } else { r }
     }
-    /// Where `e^-|x|` is normal: the exp without its subnormal handling (the same bits).
-    #[inline(always)]
-    fn eval_narrow<R: Real>(&self, x: R) -> R {
-        Self::from_exp(x, (-x.abs()).exp_normal())
-    }
-    #[inline(always)]
-    fn in_narrow<R: Real>(&self, x: R) -> bool {
-        (-x.abs()).exp_is_normal()
-    }
 }
-real_unary_impls!(Softplus, narrow: eval_narrow, domain: in_narrow);
+of_exp_neg_abs!(Softplus);
 
 /// Which gelu: exact (erf) or PyTorch's tanh approximation. `#[repr(u8)]` (0 = `None`, 1 = `Tanh`):
 /// it is a field of [`Gelu`], a GPU kernel argument.
@@ -423,25 +433,12 @@ real_unary_impls!(Mish, f32 => eval_f32);
 pub struct Logsigmoid;
 impl Logsigmoid {
     #[inline(always)]
-    fn eval<R: Real>(&self, x: R) -> R {
-        Self::from_exp(x, (-x.abs()).exp())
-    }
-    #[inline(always)]
     fn from_exp<R: Real>(x: R, e: R) -> R {
         let m = if x < R::ZERO { x } else { R::ZERO };
         m - e.ln_1p_unit()
     }
-    /// Where `e^-|x|` is normal: the exp without its subnormal handling (the same bits).
-    #[inline(always)]
-    fn eval_narrow<R: Real>(&self, x: R) -> R {
-        Self::from_exp(x, (-x.abs()).exp_normal())
-    }
-    #[inline(always)]
-    fn in_narrow<R: Real>(&self, x: R) -> bool {
-        (-x.abs()).exp_is_normal()
-    }
 }
-real_unary_impls!(Logsigmoid, narrow: eval_narrow, domain: in_narrow);
+of_exp_neg_abs!(Logsigmoid);
 
 // ---------------------------------------------------------------- piecewise-linear
 
