@@ -1651,3 +1651,84 @@ fn constant_results_do_not_depend_on_the_argument() {
     // isnan, isinf, isfinite over 8 integer types and bool; signbit over 4 unsigned and bool.
     assert_eq!(constant, 3 * 9 + 5, "functors declaring a constant result");
 }
+
+/// `pow` with a scalar exponent (`PowScalarCase`): where a case runs the general `pow`, its
+/// narrow form (a positive finite base, a finite exponent) gives `call`'s bits: f32 and f64
+/// over bases spread across every exponent of both signs plus the special values, for
+/// exponents of every size and sign; f16 and bf16 (computed in f32) over every f16/bf16 base.
+#[test]
+fn pow_scalar_narrow_forms_are_the_plain_form_on_their_domain() {
+    use weft::functors::PowScalarCase;
+    fn same(a: f64, b: f64) -> bool {
+        (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
+    }
+    fn check<T, F>(f: F, xs: &[T], bad: &mut Vec<String>) -> usize
+    where
+        T: Copy + core::fmt::Debug,
+        F: Functor<(T,)> + core::fmt::Debug,
+        F::Output: weft::Element,
+    {
+        use weft::Element;
+        assert!(F::HAS_NARROW_DOMAIN, "{f:?}");
+        let mut inside = 0;
+        for &x in xs {
+            if f.in_narrow_domain((x,)) {
+                inside += 1;
+                let (n, p) = (f.call_narrow((x,)), f.call((x,)));
+                if !same(n.to_value().to_f64(), p.to_value().to_f64()) {
+                    bad.push(format!("{f:?}({x:?})"));
+                }
+            }
+        }
+        inside
+    }
+    let specials = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1e-310,
+    ];
+    let n = 1u64 << 16;
+    let xs32: Vec<f32> = (0..n)
+        .map(|i| f32::from_bits(((i << 32) / n) as u32 ^ 0x5a5))
+        .chain(specials.iter().map(|&v| v as f32))
+        .collect();
+    let xs64: Vec<f64> = (0..n)
+        .map(|i| f64::from_bits((((i as u128) << 64) / n as u128) as u64 ^ 0x5a5a_5a5a))
+        .chain(specials)
+        .collect();
+    let halves: Vec<f32> = (0..=u16::MAX)
+        .flat_map(|b| {
+            [
+                half::f16::from_bits(b).to_f32(),
+                half::bf16::from_bits(b).to_f32(),
+            ]
+        })
+        .collect();
+    let exps = [
+        -1e4, -151.5, -3.7, -1.5, -0.92, -1e-3, 1e-3, 0.3, 1.5, 2.5, 7.25, 40.5, 1e4,
+    ];
+    let mut bad = Vec::new();
+    for e in exps {
+        let mut inside = check(PowScalarCase::<f32, 6> { exp: e as f32 }, &xs32, &mut bad);
+        inside += check(PowScalarCase::<f64, 6> { exp: e }, &xs64, &mut bad);
+        let h = half::f16::from_f64(e);
+        inside += check(PowScalarCase::<half::f16, 6> { exp: h }, &halves, &mut bad);
+        let b = half::bf16::from_f64(e);
+        inside += check(PowScalarCase::<half::bf16, 6> { exp: b }, &halves, &mut bad);
+        assert!(inside > 0, "{e}: no base in the narrow domain");
+    }
+    // f16 runs the f32 `pow` in every case but `x * x`.
+    let three = half::f16::from_f32(3.0);
+    check(
+        PowScalarCase::<half::f16, 1> { exp: three },
+        &halves,
+        &mut bad,
+    );
+    bad.truncate(20);
+    assert!(bad.is_empty(), "{bad:#?}");
+}

@@ -595,8 +595,16 @@ impl Pow {
     fn eval<R: Real>(&self, a: R, b: R) -> R {
         a.pow(b)
     }
+    #[inline(always)]
+    fn eval_narrow<R: Real>(&self, a: R, b: R) -> R {
+        a.pow_narrow(b)
+    }
+    #[inline(always)]
+    fn narrow_domain<R: Real>(&self, a: R, b: R) -> bool {
+        a.pow_in_narrow(b)
+    }
 }
-real_binary_impls!(Pow);
+real_binary_impls!(Pow, narrow: eval_narrow, domain: narrow_domain);
 macro_rules! int_pow_functor_impls {
     ([$($t:ty),*]) => {$(
         impl Functor<($t, $t)> for Pow {
@@ -695,20 +703,29 @@ pub struct PowScalarCase<E, const CASE: u8> {
     pub exp: E,
 }
 
-impl<const CASE: u8> Functor<(f32,)> for PowScalarCase<f32, CASE> {
-    type Output = f32;
-    #[inline(always)]
-    fn call(&self, (x,): (f32,)) -> f32 {
-        pow_in_case(CASE, x, self.exp)
-    }
+/// The general case (6) of [`PowScalarCase`] over f32 and f64: `pow`'s narrow form where the
+/// base and the exponent allow it ([`Real::pow_in_narrow`]).
+macro_rules! pow_scalar_case_float {
+    ($($t:ty),*) => {$(
+        impl<const CASE: u8> Functor<($t,)> for PowScalarCase<$t, CASE> {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (x,): ($t,)) -> $t {
+                pow_in_case(CASE, x, self.exp)
+            }
+            const HAS_NARROW_DOMAIN: bool = CASE == 6;
+            #[inline(always)]
+            fn in_narrow_domain(&self, (x,): ($t,)) -> bool {
+                x.pow_in_narrow(self.exp)
+            }
+            #[inline(always)]
+            fn call_narrow(&self, (x,): ($t,)) -> $t {
+                x.pow_narrow(self.exp)
+            }
+        }
+    )*};
 }
-impl<const CASE: u8> Functor<(f64,)> for PowScalarCase<f64, CASE> {
-    type Output = f64;
-    #[inline(always)]
-    fn call(&self, (x,): (f64,)) -> f64 {
-        pow_in_case(CASE, x, self.exp)
-    }
-}
+pow_scalar_case_float!(f32, f64);
 
 /// `x ** e` of an f16 value in f32 (rounded to f16 by the caller): the f32 `pow` of the
 /// tensor-tensor kernel (PyTorch has no exact cases for f16: SLEEF's `powf` over every
@@ -738,7 +755,7 @@ fn pow_bf16_in_case(case: u8, x: f32, e: f32) -> f32 {
 /// The f16/bf16 `PowScalar` (per element: the GPU's and the reference's) and `PowScalarCase`
 /// over f32 blocks converted from the type (the kernels'), one definition each.
 macro_rules! pow_scalar_half {
-    ($($t:ident => $in_case:ident),*) => {$(
+    ($($t:ident => $in_case:ident if $is_pow:ident),*) => {$(
         impl Functor<($t,)> for PowScalar<$t> {
             type Output = $t;
             #[inline(always)]
@@ -755,10 +772,28 @@ macro_rules! pow_scalar_half {
                 // its copy limit).
                 $in_case(CASE, x, self.exp.widen())
             }
+            // The cases that take the f32 `pow`: its narrow form, as the f32 functor's.
+            const HAS_NARROW_DOMAIN: bool = $is_pow(CASE);
+            #[inline(always)]
+            fn in_narrow_domain(&self, (x,): (f32,)) -> bool {
+                x.pow_in_narrow(self.exp.widen())
+            }
+            #[inline(always)]
+            fn call_narrow(&self, (x,): (f32,)) -> f32 {
+                x.pow_narrow(self.exp.widen())
+            }
         }
     )*};
 }
-pow_scalar_half!(f16 => pow_f16_in_case, bf16 => pow_bf16_in_case);
+/// Whether f16's case `case` is the f32 `pow` (all but `x * x`) ...
+const fn f16_case_is_pow(case: u8) -> bool {
+    case != 0
+}
+/// ... and bf16's (the general case alone: the others are PyTorch's bf16 exact forms).
+const fn bf16_case_is_pow(case: u8) -> bool {
+    case == 6
+}
+pow_scalar_half!(f16 => pow_f16_in_case if f16_case_is_pow, bf16 => pow_bf16_in_case if bf16_case_is_pow);
 /// Integer `PowScalar` (per element: the GPU's and the reference's) and `PowScalarCase`
 /// (the kernels': `x*x` and `x*x*x` as their own loops, the rest [`IntPow`]).
 macro_rules! pow_scalar_int {

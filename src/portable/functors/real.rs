@@ -102,6 +102,13 @@ pub trait Real:
     fn fmod(self, y: Self) -> Self;
     fn atan2(self, x: Self) -> Self;
     fn pow(self, y: Self) -> Self;
+    /// Whether `pow_narrow` holds at `(self, y)`: a positive finite base and a finite exponent
+    /// (f64: a normal base other than 1, an exponent other than 0, ±1, 2 and 0.5), where `pow`
+    /// reaches none of its special cases or exact forms.
+    fn pow_in_narrow(self, y: Self) -> bool;
+    /// `pow` where `pow_in_narrow` holds (elsewhere unspecified): the same bits, without the
+    /// tests of the exponent's parity and the special-case selects.
+    fn pow_narrow(self, y: Self) -> Self;
     fn hypot(self, y: Self) -> Self;
     fn copysign(self, sign: Self) -> Self;
     /// C `nextafter`: the next representable value from `self` toward `to` (`to` itself when
@@ -114,7 +121,8 @@ pub trait Real:
 }
 
 macro_rules! real_impl {
-    ($t:ty, $($name:ident = $f:path),* ; $($name2:ident = $f2:path),* ; $($pred:ident = $fp:path),*) => {
+    ($t:ty, $($name:ident = $f:path),* ; $($name2:ident = $f2:path),* ; $($pred:ident = $fp:path),*
+     ; $($pred2:ident = $fp2:path),*) => {
         impl Real for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -152,6 +160,12 @@ macro_rules! real_impl {
                 #[inline(always)]
                 fn $name2(self, y: Self) -> Self {
                     $f2(self, y)
+                }
+            )*
+            $(
+                #[inline(always)]
+                fn $pred2(self, y: Self) -> bool {
+                    $fp2(self, y)
                 }
             )*
             $(
@@ -276,9 +290,10 @@ real_impl!(f32,
     ceil = ceil_f32, trunc = trunc_f32, round_even = round_even_f32;
     fmod = fmod_f32, atan2 = fm::trig::atan2_f32, pow = fm::power::pow_f32,
     hypot = fm::power::hypot_f32, copysign = copysign_f32, next_after = next_after_f32,
-    exp_times = fm::exp_f32_times;
+    exp_times = fm::exp_f32_times, pow_narrow = fm::power::pow_f32_narrow;
     trig_narrow = fm::trig_narrow_f32, exp_is_normal = fm::exp_f32_is_normal,
-    is_positive_normal = fm::is_positive_normal_f32, is_erfc_central = fm::erf::erfc_f32_is_central
+    is_positive_normal = fm::is_positive_normal_f32, is_erfc_central = fm::erf::erfc_f32_is_central;
+    pow_in_narrow = fm::power::pow_f32_in_narrow
 );
 real_impl!(f64,
     sqrt = sqrt_f64, exp = fm::double::exp_f64, exp_without_assists = fm::double::exp_f64,
@@ -301,10 +316,12 @@ real_impl!(f64,
     ceil = ceil_f64, trunc = trunc_f64, round_even = round_even_f64;
     fmod = fmod_f64, atan2 = fm::double_trig::atan2_f64, pow = fm::double_erf_pow::pow_f64,
     hypot = fm::double_erf_pow::hypot_f64, copysign = copysign_f64,
-    next_after = next_after_f64, exp_times = exp_times_f64;
+    next_after = next_after_f64, exp_times = exp_times_f64,
+    pow_narrow = fm::double_erf_pow::pow_f64_narrow;
     trig_narrow = dt::trig_narrow_f64, exp_is_normal = fm::double::exp_f64_is_normal,
     is_positive_normal = fm::double::is_positive_normal_f64,
-    is_erfc_central = fm::double_erf_pow::erfc_f64_is_central
+    is_erfc_central = fm::double_erf_pow::erfc_f64_is_central;
+    pow_in_narrow = fm::double_erf_pow::pow_f64_in_narrow
 );
 
 /// f64 `sin`, `cos`, `tan` as `Real` has them: the vectorizable narrow forms below 2^20·π/2,
@@ -534,6 +551,31 @@ macro_rules! real_binary_impls {
         }
         $crate::functors::real::real_binary_impls!(@rest $name);
     };
+    // `narrow: m, domain: d`: as `real_unary_impls!`'s, for two arguments (`pow`: a positive
+    // base and a finite exponent skip the special cases).
+    ($name:ty, narrow: $narrow:ident, domain: $domain:ident) => {
+        $crate::functors::real::real_binary_impls!(@narrow $name, f32, $narrow, $domain);
+        $crate::functors::real::real_binary_impls!(@narrow $name, f64, $narrow, $domain);
+        $crate::functors::real::real_binary_impls!(@half $name);
+    };
+    (@narrow $name:ty, $t:ty, $narrow:ident, $domain:ident) => {
+        impl $crate::functors::Functor<($t, $t)> for $name {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (a, b): ($t, $t)) -> $t {
+                self.eval(a, b)
+            }
+            const HAS_NARROW_DOMAIN: bool = true;
+            #[inline(always)]
+            fn in_narrow_domain(&self, (a, b): ($t, $t)) -> bool {
+                self.$domain(a, b)
+            }
+            #[inline(always)]
+            fn call_narrow(&self, (a, b): ($t, $t)) -> $t {
+                self.$narrow(a, b)
+            }
+        }
+    };
     // `fmod_narrow`: an op built on `fmod` (`eval_with(a, b, fmod)`) whose f32 form has fmod's
     // narrow domain (`fmod_f32_in_narrow`: one vectorizable loop per block where all pass).
     ($name:ty, fmod_narrow) => {
@@ -593,6 +635,10 @@ macro_rules! real_binary_impls {
                 self.eval(a, b)
             }
         }
+        $crate::functors::real::real_binary_impls!(@half $name);
+    };
+    // f16/bf16: the f32 functor, rounded once (as `real_unary_impls!`'s `@half`).
+    (@half $name:ty) => {
         impl $crate::functors::Functor<(half::f16, half::f16)> for $name {
             type Output = half::f16;
             #[inline(always)]

@@ -333,6 +333,18 @@ fn dd_div_d(n: f64, d: Dd) -> Dd {
 /// (SLEEF's u10 `pow` rests on it). Other inputs give garbage.
 #[inline(always)]
 fn ln_dd(a: f64) -> Dd {
+    let sub = a < f64::MIN_POSITIVE;
+    let d = if sub {
+        a * 18_446_744_073_709_551_616.0
+    } else {
+        a
+    };
+    ln_dd_of_normal(d, sub)
+}
+
+/// [`ln_dd`] of a normal `d > 0` that is `a·2^64` where `scaled` (a subnormal `a`), else `a`.
+#[inline(always)]
+fn ln_dd_of_normal(d: f64, scaled: bool) -> Dd {
     const LN2: Dd = (
         core::f64::consts::LN_2,
         2.319_046_813_846_299_558_417_771e-17,
@@ -341,17 +353,11 @@ fn ln_dd(a: f64) -> Dd {
         0.666_666_666_666_666_629_659_233,
         3.805_549_625_424_120_563_366_16e-17,
     );
-    let sub = a < f64::MIN_POSITIVE;
-    let d = if sub {
-        a * 18_446_744_073_709_551_616.0
-    } else {
-        a
-    };
     // e = the exponent of d/0.75, so that m = d·2^-e is in [0.75, 1.5).
     let eb = ((d * (1.0 / 0.75)).to_bits() >> 52) & 0x7ff;
     let m = f64::from_bits(d.to_bits().wrapping_sub(eb.wrapping_sub(1023) << 52));
     let e = f64::from_bits(TWO52_BITS | eb) - (TWO52 + 1023.0);
-    let e = if sub { e - 64.0 } else { e };
+    let e = if scaled { e - 64.0 } else { e };
     // m - 1 is exact (Sterbenz), m + 1 a double-double.
     let x = dd_div_d(m - 1.0, two_sum(1.0, m));
     let x2 = dd_sq(x);
@@ -484,6 +490,33 @@ pub fn pow_f64(x: f64, y: f64) -> f64 {
     };
     let r = if x == 1.0 { 1.0 } else { r };
     if y == 0.0 { 1.0 } else { r }
+}
+
+/// Whether [`pow_f64_narrow`] gives `pow_f64`'s bits at `(x, y)`: a normal finite `x > 0`
+/// other than 1 and a finite `y` other than the exact forms' 0, ±1, 2 and 0.5, where none of
+/// `pow_f64`'s special cases or exact forms applies and `ln_dd` needs no subnormal scaling.
+/// False for NaN.
+#[inline(always)]
+pub fn pow_f64_in_narrow(x: f64, y: f64) -> bool {
+    (f64::MIN_POSITIVE..f64::INFINITY).contains(&x)
+        && x != 1.0
+        && abs(y) < f64::INFINITY
+        && y != 0.0
+        && y != 1.0
+        && y != -1.0
+        && y != 2.0
+        && y != 0.5
+}
+
+/// [`pow_f64`] where [`pow_f64_in_narrow`] holds: `e^(y·ln x)` with its overflow and underflow
+/// bounds alone, without the integer and odd tests of `y`, the division and square root of the
+/// exact forms and the special-case selects.
+#[inline(always)]
+pub fn pow_f64_narrow(x: f64, y: f64) -> f64 {
+    let d = dd_mul_d(ln_dd_of_normal(x, false), y);
+    let r = exp_dd(d);
+    let r = if d.0 > 709.79 { f64::INFINITY } else { r };
+    if d.0 < -1000.0 { 0.0 } else { r }
 }
 
 // ---------------------------------------------------------------- hypot

@@ -32,6 +32,19 @@ const MAGIC_F64: f64 = 6_755_399_441_055_744.0;
 /// no division, which costs more than the whole polynomial in the AVX-512 loop.
 #[inline(always)]
 fn log2_abs_f64(x: f32) -> f64 {
+    let ax = f32::from_bits(x.to_bits() & 0x7fff_ffff);
+    let r = log2_finite_positive_f64(ax);
+    let r = if ax == 0.0 { f64::NEG_INFINITY } else { r };
+    if ax == f32::INFINITY {
+        f64::INFINITY
+    } else {
+        r
+    }
+}
+
+/// `log2 x` in f64 for a finite `x > 0` ([`log2_abs_f64`] without its special values).
+#[inline(always)]
+fn log2_finite_positive_f64(ax: f32) -> f64 {
     const Q: [f64; 15] = [
         0.061_643_484_245_055_77,
         -0.122_165_633_056_712_67,
@@ -52,7 +65,6 @@ fn log2_abs_f64(x: f32) -> f64 {
     /// The bits of √½ in f64: adding `1 - √½` (in bits) moves the exponent boundary from 1 to
     /// √½ (musl's offset trick), so `m` lands in [√½, √2).
     const SQRT_HALF_BITS: u64 = 0x3fe6_a09e_667f_3bcd;
-    let ax = f32::from_bits(x.to_bits() & 0x7fff_ffff);
     let xd = ax as f64;
     let ix = xd
         .to_bits()
@@ -71,13 +83,7 @@ fn log2_abs_f64(x: f32) -> f64 {
     let p811 = fma_f64(fma_f64(c(11), f, c(10)), f2, fma_f64(c(9), f, c(8)));
     let p1214 = fma_f64(c(14), f2, fma_f64(c(13), f, c(12)));
     let q = fma_f64(fma_f64(p1214, f4, p811), f8, fma_f64(p47, f4, p03));
-    let r = fma_f64(f, q, k);
-    let r = if ax == 0.0 { f64::NEG_INFINITY } else { r };
-    if ax == f32::INFINITY {
-        f64::INFINITY
-    } else {
-        r
-    }
+    fma_f64(f, q, k)
 }
 
 /// `2^t` in f64 for |t| <= 200: `t = n + r`, n = round(t), |r| <= 1/2, `2^r = 1 + r·R(r)`, R
@@ -132,11 +138,7 @@ pub fn pow_f32(x: f32, y: f32) -> f32 {
     let y_int = be >= 150 || (be >= 127 && frac == 0);
     let y_odd = (127..=150).contains(&be) && frac == 0 && (mant >> sh) & 1 == 1;
 
-    // 2^(y·log2|x|), the exponent clamped so that 2^n stays a normal f64 (2^200 rounds to
-    // +inf and 2^-200 to 0 in f32: the clamp changes no result; NaN passes through).
-    let t = y as f64 * log2_abs_f64(x);
-    let t = super::clamp_nan_passing(t, -200.0, 200.0);
-    let r = exp2_f64(t) as f32;
+    let r = exp2_of_product(y, log2_abs_f64(x));
     // A negative base (-0 and -inf included) with an odd integer exponent: negative result.
     let neg = xb >> 31 == 1 && y_odd;
     let r = f32::from_bits(r.to_bits() | if neg { 0x8000_0000 } else { 0 });
@@ -164,6 +166,29 @@ pub fn pow_f32(x: f32, y: f32) -> f32 {
     // 1^y = 1 and x^±0 = 1, even for NaN.
     let r = if x == 1.0 { 1.0 } else { r };
     if y == 0.0 { 1.0 } else { r }
+}
+
+/// `2^(y·l)` rounded to f32, the exponent clamped so that 2^n stays a normal f64 (2^200 rounds
+/// to +inf and 2^-200 to 0 in f32: the clamp changes no result; NaN passes through).
+#[inline(always)]
+fn exp2_of_product(y: f32, l: f64) -> f32 {
+    let t = super::clamp_nan_passing(y as f64 * l, -200.0, 200.0);
+    exp2_f64(t) as f32
+}
+
+/// Whether [`pow_f32_narrow`] gives `pow_f32`'s bits at `(x, y)`: a finite `x > 0` (subnormal
+/// included) and a finite `y`, where none of `pow_f32`'s special cases applies (`1^y` and
+/// `x^0` come out 1 from `2^(y·0)` and `2^0` too). False for NaN.
+#[inline(always)]
+pub fn pow_f32_in_narrow(x: f32, y: f32) -> bool {
+    x > 0.0 && x < f32::INFINITY && f32::from_bits(y.to_bits() & 0x7fff_ffff) < f32::INFINITY
+}
+
+/// [`pow_f32`] where [`pow_f32_in_narrow`] holds: `2^(y·log2 x)` alone, without the integer
+/// and odd tests of `y` and the special-case selects (a third of the loop's instructions).
+#[inline(always)]
+pub fn pow_f32_narrow(x: f32, y: f32) -> f32 {
+    exp2_of_product(y, log2_finite_positive_f64(x))
 }
 
 /// `sqrt(x² + y²)` for f32, branch-free: in f64, where the squares are exact and cannot
