@@ -1031,8 +1031,19 @@ impl Logaddexp {
             m + (-(a - b).abs()).exp().ln_1p()
         }
     }
+    /// Whether both operands are finite and `e^-|a - b|` is normal: `eval`'s last branch, with
+    /// `exp_normal` (no subnormal steps) for `exp`, gives its bits there.
+    #[inline(always)]
+    fn narrow_domain<R: Real>(&self, a: R, b: R) -> bool {
+        a.abs() < R::INFINITY && b.abs() < R::INFINITY && (-(a - b).abs()).exp_is_normal()
+    }
+    #[inline(always)]
+    fn eval_narrow<R: Real>(&self, a: R, b: R) -> R {
+        let m = if a < b { b } else { a };
+        m + (-(a - b).abs()).exp_normal().ln_1p()
+    }
 }
-real_binary_impls!(Logaddexp);
+real_binary_impls!(Logaddexp, narrow: eval_narrow, domain: narrow_domain);
 
 // ---------------------------------------------------------------- fmax / fmin
 
