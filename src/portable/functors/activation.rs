@@ -503,26 +503,28 @@ impl Logit {
         let l = (x / (R::ONE - x)).ln();
         if x == R::ONE { R::INFINITY } else { l }
     }
+    /// Whether `MIN_POSITIVE <= x < 1`: the quotient is then positive, normal and finite, and
+    /// `eval`'s `ln` is `ln_normal` (no subnormal scaling, no special-case selects).
+    #[inline(always)]
+    fn narrow_domain<R: Real>(&self, x: R) -> bool {
+        x >= R::MIN_POSITIVE && x < R::ONE
+    }
+    #[inline(always)]
+    fn eval_narrow<R: Real>(&self, x: R) -> R {
+        (x / (R::ONE - x)).ln_normal()
+    }
 }
 
 /// f32 and f64 through `eval`; f16/bf16 with each step rounded to the format (`$r`:
 /// [`HalfFormat::round`](super::HalfFormat::round)), as PyTorch's `Half`/`BFloat16` operators do.
+///
+/// With `narrow: |x, r| form`, the functor's inherent `narrow_domain` and `eval_narrow` are
+/// the f32/f64 narrow form and `form` the halves' (on the same domain, tested on the f32 value
+/// of the half input).
 macro_rules! stepwise_half_impls {
     ($name:ty, |$x:ident, $r:ident| $body:expr) => {
-        impl Functor<(f32,)> for $name {
-            type Output = f32;
-            #[inline(always)]
-            fn call(&self, (x,): (f32,)) -> f32 {
-                self.eval(x)
-            }
-        }
-        impl Functor<(f64,)> for $name {
-            type Output = f64;
-            #[inline(always)]
-            fn call(&self, (x,): (f64,)) -> f64 {
-                self.eval(x)
-            }
-        }
+        $crate::functors::activation::stepwise_half_impls!(@float $name, f32);
+        $crate::functors::activation::stepwise_half_impls!(@float $name, f64);
         impl super::HalfOwnForm<(f32,)> for $name {
             #[inline(always)]
             fn call_half<H: super::HalfFormat>(&self, ($x,): (f32,)) -> f32 {
@@ -532,13 +534,63 @@ macro_rules! stepwise_half_impls {
         }
         super::half_form::half_functors_from_own_form!($name, unary);
     };
+    ($name:ty, |$x:ident, $r:ident| $body:expr, narrow: |$nx:ident, $nr:ident| $narrow:expr) => {
+        $crate::functors::activation::stepwise_half_impls!(@narrow $name, f32);
+        $crate::functors::activation::stepwise_half_impls!(@narrow $name, f64);
+        impl super::HalfOwnForm<(f32,)> for $name {
+            #[inline(always)]
+            fn call_half<H: super::HalfFormat>(&self, ($x,): (f32,)) -> f32 {
+                let $r = H::round;
+                $body
+            }
+            const HAS_NARROW_DOMAIN: bool = true;
+            #[inline(always)]
+            fn in_narrow_domain(&self, (x,): (f32,)) -> bool {
+                self.narrow_domain(x)
+            }
+            #[inline(always)]
+            fn call_half_narrow<H: super::HalfFormat>(&self, ($nx,): (f32,)) -> f32 {
+                let $nr = H::round;
+                $narrow
+            }
+        }
+        super::half_form::half_functors_from_own_form!($name, unary);
+    };
+    (@float $name:ty, $t:ty) => {
+        impl Functor<($t,)> for $name {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (x,): ($t,)) -> $t {
+                self.eval(x)
+            }
+        }
+    };
+    (@narrow $name:ty, $t:ty) => {
+        impl Functor<($t,)> for $name {
+            type Output = $t;
+            #[inline(always)]
+            fn call(&self, (x,): ($t,)) -> $t {
+                self.eval(x)
+            }
+            const HAS_NARROW_DOMAIN: bool = true;
+            #[inline(always)]
+            fn in_narrow_domain(&self, (x,): ($t,)) -> bool {
+                self.narrow_domain(x)
+            }
+            #[inline(always)]
+            fn call_narrow(&self, (x,): ($t,)) -> $t {
+                self.eval_narrow(x)
+            }
+        }
+    };
 }
+pub(crate) use stepwise_half_impls;
 stepwise_half_impls!(Softsign, |x, r| x / r(x.abs() + 1.0));
 stepwise_half_impls!(Logit, |x, r| if x == 1.0 {
     f32::INFINITY
 } else {
     super::real::Real::ln(r(x / r(1.0 - x)))
-});
+}, narrow: |x, r| super::real::Real::ln_normal(r(x / r(1.0 - x))));
 
 /// Integer softsign, exactly PyTorch's `x / (x.abs() + 1)` on an integer tensor: `|x| + 1` in
 /// the integer type (wrapping: `|MIN| + 1 = MIN + 1`, `255u8 + 1 = 0`), then a true division
