@@ -535,8 +535,8 @@ macro_rules! stepwise_half_impls {
         super::half_form::half_functors_from_own_form!($name, unary);
     };
     ($name:ty, |$x:ident, $r:ident| $body:expr, narrow: |$nx:ident, $nr:ident| $narrow:expr) => {
-        $crate::functors::activation::stepwise_half_impls!(@narrow $name, f32);
-        $crate::functors::activation::stepwise_half_impls!(@narrow $name, f64);
+        $crate::functors::real::real_unary_impls!(@narrow $name, f32, eval_narrow, narrow_domain);
+        $crate::functors::real::real_unary_impls!(@narrow $name, f64, eval_narrow, narrow_domain);
         impl super::HalfOwnForm<(f32,)> for $name {
             #[inline(always)]
             fn call_half<H: super::HalfFormat>(&self, ($x,): (f32,)) -> f32 {
@@ -562,24 +562,6 @@ macro_rules! stepwise_half_impls {
             #[inline(always)]
             fn call(&self, (x,): ($t,)) -> $t {
                 self.eval(x)
-            }
-        }
-    };
-    (@narrow $name:ty, $t:ty) => {
-        impl Functor<($t,)> for $name {
-            type Output = $t;
-            #[inline(always)]
-            fn call(&self, (x,): ($t,)) -> $t {
-                self.eval(x)
-            }
-            const HAS_NARROW_DOMAIN: bool = true;
-            #[inline(always)]
-            fn in_narrow_domain(&self, (x,): ($t,)) -> bool {
-                self.narrow_domain(x)
-            }
-            #[inline(always)]
-            fn call_narrow(&self, (x,): ($t,)) -> $t {
-                self.eval_narrow(x)
             }
         }
     };
