@@ -873,8 +873,16 @@ impl Atan2 {
     fn eval<R: Real>(&self, a: R, b: R) -> R {
         a.atan2(b)
     }
+    #[inline(always)]
+    fn eval_narrow<R: Real>(&self, a: R, b: R) -> R {
+        a.atan2_narrow(b)
+    }
+    #[inline(always)]
+    fn narrow_domain<R: Real>(&self, a: R, b: R) -> bool {
+        a.atan2_in_narrow(b)
+    }
 }
-real_binary_impls!(Atan2);
+real_binary_impls!(Atan2, narrow: eval_narrow, domain: narrow_domain);
 
 impl Copysign {
     #[inline(always)]

@@ -109,6 +109,11 @@ pub trait Real:
     /// `pow` where `pow_in_narrow` holds (elsewhere unspecified): the same bits, without the
     /// tests of the exponent's parity and the special-case selects.
     fn pow_narrow(self, y: Self) -> Self;
+    /// Whether `atan2_narrow` holds at `(self, x)`: both finite and not both zero (f64: both
+    /// nonzero, `|self/x|` within 2^±64), where `atan2` reaches none of its special cases.
+    fn atan2_in_narrow(self, x: Self) -> bool;
+    /// `atan2` where `atan2_in_narrow` holds (elsewhere unspecified): the same bits.
+    fn atan2_narrow(self, x: Self) -> Self;
     fn hypot(self, y: Self) -> Self;
     fn copysign(self, sign: Self) -> Self;
     /// C `nextafter`: the next representable value from `self` toward `to` (`to` itself when
@@ -290,10 +295,11 @@ real_impl!(f32,
     ceil = ceil_f32, trunc = trunc_f32, round_even = round_even_f32;
     fmod = fmod_f32, atan2 = fm::trig::atan2_f32, pow = fm::power::pow_f32,
     hypot = fm::power::hypot_f32, copysign = copysign_f32, next_after = next_after_f32,
-    exp_times = fm::exp_f32_times, pow_narrow = fm::power::pow_f32_narrow;
+    exp_times = fm::exp_f32_times, pow_narrow = fm::power::pow_f32_narrow,
+    atan2_narrow = fm::trig::atan2_f32_narrow;
     trig_narrow = fm::trig_narrow_f32, exp_is_normal = fm::exp_f32_is_normal,
     is_positive_normal = fm::is_positive_normal_f32, is_erfc_central = fm::erf::erfc_f32_is_central;
-    pow_in_narrow = fm::power::pow_f32_in_narrow
+    pow_in_narrow = fm::power::pow_f32_in_narrow, atan2_in_narrow = fm::trig::atan2_f32_in_narrow
 );
 real_impl!(f64,
     sqrt = sqrt_f64, exp = fm::double::exp_f64, exp_without_assists = fm::double::exp_f64,
@@ -317,11 +323,13 @@ real_impl!(f64,
     fmod = fmod_f64, atan2 = fm::double_trig::atan2_f64, pow = fm::double_erf_pow::pow_f64,
     hypot = fm::double_erf_pow::hypot_f64, copysign = copysign_f64,
     next_after = next_after_f64, exp_times = exp_times_f64,
-    pow_narrow = fm::double_erf_pow::pow_f64_narrow;
+    pow_narrow = fm::double_erf_pow::pow_f64_narrow,
+    atan2_narrow = fm::double_trig::atan2_f64_narrow;
     trig_narrow = dt::trig_narrow_f64, exp_is_normal = fm::double::exp_f64_is_normal,
     is_positive_normal = fm::double::is_positive_normal_f64,
     is_erfc_central = fm::double_erf_pow::erfc_f64_is_central;
-    pow_in_narrow = fm::double_erf_pow::pow_f64_in_narrow
+    pow_in_narrow = fm::double_erf_pow::pow_f64_in_narrow,
+    atan2_in_narrow = fm::double_trig::atan2_f64_in_narrow
 );
 
 /// f64 `sin`, `cos`, `tan` as `Real` has them: the vectorizable narrow forms below 2^20·π/2,

@@ -656,3 +656,32 @@ pub fn atan2_f64(y: f64, x: f64) -> f64 {
     let r = if ay == 0.0 { yz } else { r };
     if x.is_nan() || y.is_nan() { x + y } else { r }
 }
+
+/// Whether [`atan2_f64_narrow`] gives `atan2_f64`'s bits at `(y, x)`: both finite and nonzero
+/// with `|y/x|` between 2^-64 and 2^64 by fdlibm's high-word exponent compares, where none of
+/// its special cases applies. False for NaN.
+#[inline(always)]
+pub fn atan2_f64_in_narrow(y: f64, x: f64) -> bool {
+    let (ax, ay) = (abs(x), abs(y));
+    let (ix, iy) = (ax.to_bits() >> 32, ay.to_bits() >> 32);
+    ax < f64::INFINITY
+        && ay < f64::INFINITY
+        && ax > 0.0
+        && ay > 0.0
+        && iy + (64 << 20) >= ix
+        && ix + (64 << 20) >= iy
+}
+
+/// [`atan2_f64`] where [`atan2_f64_in_narrow`] holds: the quadrant steps alone.
+#[inline(always)]
+pub fn atan2_f64_narrow(y: f64, x: f64) -> f64 {
+    const PI: f64 = 3.141_592_653_589_793_116_0e+00;
+    const PI_LO: f64 = 1.224_646_799_147_353_177_2e-16;
+    let z = atan_pos(abs(y) / abs(x));
+    let r = if x.to_bits() >> 63 != 0 {
+        PI - (z - PI_LO)
+    } else {
+        z
+    };
+    with_sign_of(r, y)
+}

@@ -242,6 +242,22 @@ pub fn atan2_f32(y: f32, x: f32) -> f32 {
     if y.is_nan() { y } else { r }
 }
 
+/// Whether [`atan2_f32_narrow`] gives `atan2_f32`'s bits at `(y, x)`: both finite and not both
+/// zero, where none of its special cases applies. False for NaN.
+#[inline(always)]
+pub fn atan2_f32_in_narrow(y: f32, x: f32) -> bool {
+    let (ay, ax) = (abs32(y), abs32(x));
+    ay < f32::INFINITY && ax < f32::INFINITY && (ay > 0.0 || ax > 0.0)
+}
+
+/// [`atan2_f32`] where [`atan2_f32_in_narrow`] holds: the quadrant steps alone.
+#[inline(always)]
+pub fn atan2_f32_narrow(y: f32, x: f32) -> f32 {
+    let t = atan_quotient(abs32(y) as f64, abs32(x) as f64);
+    let t = if x.is_sign_negative() { PI - t } else { t };
+    with_sign_of(t as f32, y)
+}
+
 /// `asin s` for s in [0, 1/2], with z = s² (Cephes `asinf` polynomial, in f32).
 #[inline(always)]
 fn asin_poly(s: f32, z: f32) -> f32 {
