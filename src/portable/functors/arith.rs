@@ -1033,11 +1033,16 @@ impl Logaddexp {
         } else if a.is_infinite() && a == b {
             a
         } else {
-            let m = if a < b { b } else { a };
-            // The full `ln_1p`, not `ln_1p_unit`: m and the log cancel when a and b are near
-            // -ln 2 apart, and the result must round as PyTorch's correctly rounded log1p does.
-            m + (-(a - b).abs()).exp().ln_1p()
+            Self::finite(a, b, R::exp)
         }
+    }
+    /// `max(a, b) + ln(1 + e^-|a - b|)` with `exp` for e^. The full `ln_1p`, not
+    /// `ln_1p_unit`: m and the log cancel when a and b are near -ln 2 apart, and the result
+    /// must round as PyTorch's correctly rounded log1p does.
+    #[inline(always)]
+    fn finite<R: Real>(a: R, b: R, exp: impl Fn(R) -> R) -> R {
+        let m = if a < b { b } else { a };
+        m + exp(-(a - b).abs()).ln_1p()
     }
     /// Whether both operands are finite and `e^-|a - b|` is normal: `eval`'s last branch, with
     /// `exp_normal` (no subnormal steps) for `exp`, gives its bits there.
@@ -1047,8 +1052,7 @@ impl Logaddexp {
     }
     #[inline(always)]
     fn eval_narrow<R: Real>(&self, a: R, b: R) -> R {
-        let m = if a < b { b } else { a };
-        m + (-(a - b).abs()).exp_normal().ln_1p()
+        Self::finite(a, b, R::exp_normal)
     }
 }
 real_binary_impls!(Logaddexp, narrow: eval_narrow, domain: narrow_domain);

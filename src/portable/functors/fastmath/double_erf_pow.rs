@@ -434,12 +434,7 @@ pub fn pow_f64(x: f64, y: f64) -> f64 {
     let y_int = e > 0x433 || (in_range && frac == 0);
     let y_odd = in_range && frac == 0 && (ym >> sh) & 1 == 1;
 
-    // e^(y·ln|x|): infinite above ln(f64::MAX) = 709.78..., zero below ln(2^-1075) = -745.13...
-    // (exp_dd's own scaling rounds the lanes between them and these bounds).
-    let d = dd_mul_d(ln_dd(ax), y);
-    let r = exp_dd(d);
-    let r = if d.0 > 709.79 { f64::INFINITY } else { r };
-    let r = if d.0 < -1000.0 { 0.0 } else { r };
+    let r = exp_of_product(ln_dd(ax), y);
     // (x < 0)^(odd integer): negative.
     let r = f64::from_bits(r.to_bits() | if x_neg && y_odd { SIGN } else { 0 });
 
@@ -513,7 +508,15 @@ pub fn pow_f64_in_narrow(x: f64, y: f64) -> bool {
 /// exact forms and the special-case selects.
 #[inline(always)]
 pub fn pow_f64_narrow(x: f64, y: f64) -> f64 {
-    let d = dd_mul_d(ln_dd_of_normal(x, false), y);
+    exp_of_product(ln_dd_of_normal(x, false), y)
+}
+
+/// `e^(y·l)` for `l = ln|x|` as a double-double: infinite above ln(f64::MAX) = 709.78..., zero
+/// below ln(2^-1075) = -745.13... (exp_dd's own scaling rounds the lanes between them and these
+/// bounds).
+#[inline(always)]
+fn exp_of_product(l: Dd, y: f64) -> f64 {
+    let d = dd_mul_d(l, y);
     let r = exp_dd(d);
     let r = if d.0 > 709.79 { f64::INFINITY } else { r };
     if d.0 < -1000.0 { 0.0 } else { r }

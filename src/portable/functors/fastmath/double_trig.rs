@@ -47,6 +47,8 @@ const HI_WORD: u64 = 0xffff_ffff_0000_0000;
 
 const PIO2_HI: f64 = 1.570_796_326_794_896_558_00e+00;
 const PIO2_LO: f64 = 6.123_233_995_736_766_035_87e-17;
+/// π (fdlibm's `atan2` constant, the f64 nearest π).
+const PI: f64 = 3.141_592_653_589_793_116_0e+00;
 
 // ---------------------------------------------------------------------------------------
 // Argument reduction by π/2.
@@ -615,8 +617,6 @@ pub fn acos_f64(x: f64) -> f64 {
 /// NaN) as fdlibm/glibc (std's `f64::atan2`). Max 1 ulp from glibc's (measured).
 #[inline(always)]
 pub fn atan2_f64(y: f64, x: f64) -> f64 {
-    const PI: f64 = 3.141_592_653_589_793_116_0e+00;
-    const PI_LO: f64 = 1.224_646_799_147_353_177_2e-16;
     const PI_O_4: f64 = 7.853_981_633_974_482_789_99e-01;
     const THREE_PI_O_4: f64 = 2.356_194_490_192_344_837e+00;
     let (ax, ay) = (abs(x), abs(y));
@@ -627,8 +627,7 @@ pub fn atan2_f64(y: f64, x: f64) -> f64 {
     let z = atan_pos(ay / ax);
     // x < 0 and |y/x| < 2^-64: z = 0 (no spurious underflow; the result is ±π).
     let z = if xneg && iy + (64 << 20) < ix { 0.0 } else { z };
-    let r = if xneg { PI - (z - PI_LO) } else { z };
-    let r = with_sign_of(r, y);
+    let r = atan2_f64_quadrant(z, y, xneg);
     // |y/x| > 2^64 or y = ±inf: ±π/2.
     let pio2 = with_sign_of(PIO2_HI, y);
     let r = if ix + (64 << 20) < iy || ay == f64::INFINITY {
@@ -675,13 +674,14 @@ pub fn atan2_f64_in_narrow(y: f64, x: f64) -> bool {
 /// [`atan2_f64`] where [`atan2_f64_in_narrow`] holds: the quadrant steps alone.
 #[inline(always)]
 pub fn atan2_f64_narrow(y: f64, x: f64) -> f64 {
-    const PI: f64 = 3.141_592_653_589_793_116_0e+00;
+    atan2_f64_quadrant(atan_pos(abs(y) / abs(x)), y, x.to_bits() >> 63 != 0)
+}
+
+/// `atan2(y, x)` from `z = atan(|y|/|x|)` in [0, π/2]: `π - z` (π in two parts) for a
+/// negative (or -0) x (`xneg`), the sign of y.
+#[inline(always)]
+fn atan2_f64_quadrant(z: f64, y: f64, xneg: bool) -> f64 {
     const PI_LO: f64 = 1.224_646_799_147_353_177_2e-16;
-    let z = atan_pos(abs(y) / abs(x));
-    let r = if x.to_bits() >> 63 != 0 {
-        PI - (z - PI_LO)
-    } else {
-        z
-    };
+    let r = if xneg { PI - (z - PI_LO) } else { z };
     with_sign_of(r, y)
 }

@@ -235,8 +235,7 @@ pub fn atan2_f32(y: f32, x: f32) -> f32 {
     } else {
         t
     };
-    let t = if x.is_sign_negative() { PI - t } else { t };
-    let r = with_sign_of(t as f32, y);
+    let r = atan2_quadrant(t, y, x);
     // A NaN operand is returned as it is (y first), the same bits in every loop.
     let r = if x.is_nan() { x } else { r };
     if y.is_nan() { y } else { r }
@@ -253,7 +252,13 @@ pub fn atan2_f32_in_narrow(y: f32, x: f32) -> bool {
 /// [`atan2_f32`] where [`atan2_f32_in_narrow`] holds: the quadrant steps alone.
 #[inline(always)]
 pub fn atan2_f32_narrow(y: f32, x: f32) -> f32 {
-    let t = atan_quotient(abs32(y) as f64, abs32(x) as f64);
+    atan2_quadrant(atan_quotient(abs32(y) as f64, abs32(x) as f64), y, x)
+}
+
+/// `atan2(y, x)` from `t = atan(|y|/|x|)` in [0, π/2]: `π - t` for a negative (or -0) x, the
+/// sign of y.
+#[inline(always)]
+fn atan2_quadrant(t: f64, y: f32, x: f32) -> f32 {
     let t = if x.is_sign_negative() { PI - t } else { t };
     with_sign_of(t as f32, y)
 }
