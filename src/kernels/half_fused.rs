@@ -475,14 +475,13 @@ mod f16_vectors {
 
     #[cfg(target_arch = "x86_64")]
     mod x86 {
+        use super::super::super::f16c::{narrow8, narrow16};
         use super::super::{GROUP, GroupConversions, binary_groups, unary_groups};
         use super::Functor;
         use core::arch::x86_64::*;
 
-        /// Round to nearest even: the rounding of `half`'s and the block path's conversions.
-        const NEAREST: i32 = _MM_FROUND_TO_NEAREST_INT;
-
-        /// One ISA's f16 conversions (`$lanes` lanes per instruction, `$vh` the half vector)
+        /// One ISA's f16 conversions (`$lanes` lanes per instruction, `$vh` the half vector;
+        /// `$narrow` keeps its result in a register: see `kernels::f16c`)
         /// and its unary and binary loops ([`unary_groups`] / [`binary_groups`] over them),
         /// compiled with `$features`.
         macro_rules! f16_loops {
@@ -532,7 +531,7 @@ mod f16_vectors {
             _mm512_loadu_ps,
             _mm512_storeu_ps,
             _mm512_cvtph_ps,
-            _mm512_cvtps_ph::<NEAREST>
+            narrow16
         );
         f16_loops!(
             avx2,
@@ -544,7 +543,7 @@ mod f16_vectors {
             _mm256_loadu_ps,
             _mm256_storeu_ps,
             _mm256_cvtph_ps,
-            _mm256_cvtps_ph::<NEAREST>
+            narrow8
         );
     }
 }

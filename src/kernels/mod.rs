@@ -20,6 +20,7 @@ use isa::on_widest_isa;
 
 mod bf16_native;
 mod cast;
+mod f16c;
 mod half_fused;
 pub(crate) mod isa;
 mod sqrt_newton;
@@ -320,77 +321,12 @@ fn storer<O: Element>(stored: DType) -> StoreFn<O> {
 }
 
 /// Block conversions between f16/bf16 storage and f32 compute buffers. Unit-stride blocks use
-/// `half`'s slice conversions for f16 (F16C instructions when the CPU has them, detected at
-/// run time) and shift/round loops for bf16 that LLVM vectorizes; both give exactly the
+/// the conversion instructions for f16 ([`f16c`], when the CPU has them, detected at run
+/// time) and shift/round loops for bf16 that LLVM vectorizes; both give exactly the
 /// scalar conversions' results (round to nearest even, NaN stays NaN). Other strides fall
 /// back to the per-element loops.
 mod half_blocks {
     use half::f16;
-
-    /// F16C conversions, 8 lanes at a time (`vcvtph2ps` / `vcvtps2ph` round to nearest even,
-    /// as `half` does); `None` when the CPU lacks F16C.
-    #[cfg(target_arch = "x86_64")]
-    mod f16c {
-        use core::arch::x86_64::*;
-        use half::f16;
-
-        #[target_feature(enable = "avx,f16c")]
-        unsafe fn to_f32(src: *const u16, dst: *mut f32, n: usize) {
-            let mut i = 0;
-            while i + 8 <= n {
-                // SAFETY: i + 8 <= n elements of both buffers (the caller's contract).
-                unsafe {
-                    let h = _mm_loadu_si128(src.add(i) as *const __m128i);
-                    _mm256_storeu_ps(dst.add(i), _mm256_cvtph_ps(h));
-                }
-                i += 8;
-            }
-            for j in i..n {
-                // SAFETY: j < n.
-                unsafe { dst.add(j).write(f16::from_bits(src.add(j).read()).to_f32()) };
-            }
-        }
-
-        #[target_feature(enable = "avx,f16c")]
-        unsafe fn from_f32(src: *const f32, dst: *mut u16, n: usize) {
-            let mut i = 0;
-            while i + 8 <= n {
-                // SAFETY: i + 8 <= n elements of both buffers (the caller's contract).
-                unsafe {
-                    let v = _mm256_loadu_ps(src.add(i));
-                    let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(v);
-                    _mm_storeu_si128(dst.add(i) as *mut __m128i, h);
-                }
-                i += 8;
-            }
-            for j in i..n {
-                // SAFETY: j < n.
-                unsafe { dst.add(j).write(f16::from_f32(src.add(j).read()).to_bits()) };
-            }
-        }
-
-        /// # Safety
-        /// `src` valid for `n` reads, `dst` for `n` writes.
-        pub(in crate::kernels) unsafe fn load(src: *const u16, dst: *mut f32, n: usize) -> bool {
-            if std::is_x86_feature_detected!("f16c") {
-                // SAFETY: F16C (and AVX, which it implies) present; the caller's contract.
-                unsafe { to_f32(src, dst, n) };
-                return true;
-            }
-            false
-        }
-
-        /// # Safety
-        /// `src` valid for `n` reads, `dst` for `n` writes.
-        pub(in crate::kernels) unsafe fn store(src: *const f32, dst: *mut u16, n: usize) -> bool {
-            if std::is_x86_feature_detected!("f16c") {
-                // SAFETY: as in `load`.
-                unsafe { from_f32(src, dst, n) };
-                return true;
-            }
-            false
-        }
-    }
 
     /// A strided (or stride-0) half block: its 16-bit patterns gathered into a unit-stride
     /// stack buffer, then converted by the vectorized unit-stride `load` (the gather is plain
@@ -471,7 +407,7 @@ mod half_blocks {
         if stride == 2 {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the contract: `n` valid f16 at unit stride, `dst` valid for `n` writes.
-            if unsafe { f16c::load(src as *const u16, dst, n) } {
+            if unsafe { super::f16c::load(src as *const u16, dst, n) } {
                 return;
             }
             // `dst` may be an uninitialised block buffer: written through the pointer, never
@@ -494,7 +430,7 @@ mod half_blocks {
         if stride == 2 {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as in `load_f16`, with the roles swapped.
-            if unsafe { f16c::store(src, dst as *mut u16, n) } {
+            if unsafe { super::f16c::store(src, dst as *mut u16, n) } {
                 return;
             }
             let d = dst as *mut f16;
