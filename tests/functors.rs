@@ -1732,3 +1732,60 @@ fn pow_scalar_narrow_forms_are_the_plain_form_on_their_domain() {
     bad.truncate(20);
     assert!(bad.is_empty(), "{bad:#?}");
 }
+
+/// f16/bf16 `floor_divide` is PyTorch's `div_floor_floating` instantiated for `Half` /
+/// `BFloat16`: every operation computed in f32 and rounded to the type, the `fmod` and the
+/// `floor` included. weft leaves those two roundings out (both are exact); this checks the
+/// functors against the formula with all of them, bit for bit, over pairs spread across every
+/// bit pattern (signs, subnormals, infinities, NaNs, zeros).
+#[test]
+fn half_floor_divide_is_div_floor_floating_rounded_at_every_step() {
+    fn reference(a: f32, b: f32, round: impl Fn(f32) -> f32) -> f32 {
+        if b == 0.0 {
+            return round(a / b);
+        }
+        let m = round(a % b);
+        let mut div = round(round(a - m) / b);
+        if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+            div = round(div - 1.0);
+        }
+        if div != 0.0 {
+            let mut fl = round(div.floor());
+            if round(div - fl) > 0.5 {
+                fl = round(fl + 1.0);
+            }
+            fl
+        } else {
+            0f32.copysign(round(a / b))
+        }
+    }
+    fn same(x: f32, y: f32) -> bool {
+        x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+    }
+    // Every 97th bit pattern of each sign (676 values with the specials), all pairs.
+    let mut patterns: Vec<u16> = (0..=0xffffu32).step_by(97).map(|b| b as u16).collect();
+    patterns.extend([
+        0, 0x8000, 0x0001, 0x8001, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00, 0x7bff,
+    ]);
+    let mut checked = 0;
+    for &pa in &patterns {
+        for &pb in &patterns {
+            let (a, b) = (f16::from_bits(pa), f16::from_bits(pb));
+            let want = reference(a.to_f32(), b.to_f32(), |v| f16::from_f32(v).to_f32());
+            let got = FloorDivide.call((a, b)).to_f32();
+            assert!(
+                same(got, want),
+                "f16 {a:e} // {b:e}: {got:e}, want {want:e}"
+            );
+            let (a, b) = (bf16::from_bits(pa), bf16::from_bits(pb));
+            let want = reference(a.to_f32(), b.to_f32(), |v| bf16::from_f32(v).to_f32());
+            let got = FloorDivide.call((a, b)).to_f32();
+            assert!(
+                same(got, want),
+                "bf16 {a:e} // {b:e}: {got:e}, want {want:e}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 450_000);
+}
