@@ -79,19 +79,20 @@ impl HalfFormat for f16 {
     fn round(v: f32) -> f32 {
         const SIGN: u32 = 0x8000_0000;
         let b = v.to_bits();
-        let a = f32::from_bits(b & !SIGN);
-        // Normal f16 range: keep 10 of f32's 23 mantissa bits (ties to even); a carry steps the
-        // exponent.
-        let normal = f32::from_bits(b.wrapping_add(0xfff + ((b >> 13) & 1)) & !0x1fff);
-        // Below 2^-14 f16's step is 2^-24, the step of f32 in [0.5, 1): adding 0.5 rounds to it
-        // (ties to even, as 0.5 is an even multiple of the step) and subtracting it is exact.
-        let sub = f32::from_bits(((a + 0.5) - 0.5).to_bits() | (b & SIGN));
-        let r = if a < 6.103_515_6e-5 { sub } else { normal };
-        // Past the largest f16 (65504), rounding reaches 65536: infinity.
-        let inf = f32::from_bits((b & SIGN) | 0x7f80_0000);
+        let sign = b & SIGN;
+        // f16's step for |v| in [2^E, 2^(E+1)) is 2^(E-10), E >= -14 (below: 2^-24, the
+        // subnormal step). In [2^(E+13), 2^(E+14)) f32's step is that same 2^(E-10), so adding
+        // `c = ±2^(E+13)` (v's sign) rounds v to f16's grid, ties to even (c is an even
+        // multiple of the step), and subtracting it is exact. The sign put back keeps -0.
+        let e = (b & 0x7f80_0000).max(0x3880_0000);
+        let c = f32::from_bits(e.wrapping_add(13 << 23) | sign);
+        let r = f32::from_bits(((v + c) - c).to_bits() | sign);
+        // From 65520 on, rounding passes the largest f16 (65504): infinity (infinities too,
+        // whose `c` is meaningless).
+        let inf = f32::from_bits(sign | 0x7f80_0000);
         if v.is_nan() {
             v
-        } else if f32::from_bits(r.to_bits() & !SIGN) >= 65536.0 {
+        } else if f32::from_bits(b & !SIGN) >= 65520.0 {
             inf
         } else {
             r
