@@ -1789,3 +1789,32 @@ fn half_floor_divide_is_div_floor_floating_rounded_at_every_step() {
     }
     assert!(checked > 450_000);
 }
+
+/// f32/f64 `logical_and` tests both operands at once (the lesser magnitude's bits): the same
+/// answers as `a != 0 && b != 0` on zeros of either sign, subnormals, infinities, NaNs.
+#[test]
+fn float_logical_and_is_both_nonzero() {
+    let f32s = [
+        0.0f32,
+        -0.0,
+        f32::from_bits(1),
+        -f32::from_bits(1),
+        f32::MIN_POSITIVE,
+        1.0,
+        -2.5,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -f32::NAN,
+    ];
+    for &a in &f32s {
+        for &b in &f32s {
+            assert_eq!(LogicalAnd.call((a, b)), a != 0.0 && b != 0.0, "{a:?} {b:?}");
+            let (a, b) = (a as f64, b as f64);
+            assert_eq!(LogicalAnd.call((a, b)), a != 0.0 && b != 0.0, "{a:?} {b:?}");
+        }
+    }
+    let tiny = f64::from_bits(1);
+    assert!(LogicalAnd.call((tiny, -tiny)) && !LogicalAnd.call((tiny, -0.0)));
+}

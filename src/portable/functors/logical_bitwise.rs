@@ -11,6 +11,11 @@ use half::{bf16, f16};
 /// Truthiness as PyTorch's `static_cast<bool>`: nonzero, NaN included; `-0.0` is false.
 pub trait Truthy: Copy {
     fn truthy(self) -> bool;
+    /// `a.truthy() & b.truthy()` (`logical_and`).
+    #[inline(always)]
+    fn both_truthy(a: Self, b: Self) -> bool {
+        a.truthy() & b.truthy()
+    }
 }
 macro_rules! truthy_int {
     ([$($t:ty),*]) => {$(
@@ -33,11 +38,24 @@ impl Truthy for f32 {
         // `x != 0.0` is true for NaN.
         self != 0.0
     }
+    /// Both nonzero: the lesser of the magnitudes' bits (the sign shifted out) is nonzero (NaN
+    /// bits are). `a != 0 & b != 0` compiles on AVX-512 into a compare of `b` masked by `a`'s,
+    /// whose folded load then waits for `a`'s: from memory, `logical_and` ran at 1.5x the time
+    /// of `logical_or` (16M f32).
+    #[inline(always)]
+    fn both_truthy(a: Self, b: Self) -> bool {
+        (a.to_bits() << 1).min(b.to_bits() << 1) != 0
+    }
 }
 impl Truthy for f64 {
     #[inline(always)]
     fn truthy(self) -> bool {
         self != 0.0
+    }
+    /// As f32's.
+    #[inline(always)]
+    fn both_truthy(a: Self, b: Self) -> bool {
+        (a.to_bits() << 1).min(b.to_bits() << 1) != 0
     }
 }
 impl Truthy for f16 {
@@ -90,7 +108,7 @@ macro_rules! logical_impls {
         impl Functor<($t, $t)> for LogicalAnd {
             type Output = bool;
             #[inline(always)]
-            fn call(&self, (a, b): ($t, $t)) -> bool { a.truthy() & b.truthy() }
+            fn call(&self, (a, b): ($t, $t)) -> bool { <$t as Truthy>::both_truthy(a, b) }
         }
         impl Functor<($t, $t)> for LogicalOr {
             type Output = bool;
