@@ -1818,3 +1818,16 @@ fn float_logical_and_is_both_nonzero() {
     let tiny = f64::from_bits(1);
     assert!(LogicalAnd.call((tiny, -tiny)) && !LogicalAnd.call((tiny, -0.0)));
 }
+
+/// `Cast` is the identity exactly where it casts to its argument's own type: the kernels then
+/// convert an input straight into the output (an f16 -> f32 cast), so a wrong `IS_IDENTITY`
+/// would skip a conversion.
+#[test]
+fn cast_is_the_identity_only_to_its_own_type() {
+    const { assert!(<Cast<f32> as Functor<(f32,)>>::IS_IDENTITY) };
+    const { assert!(<Cast<f16> as Functor<(f16,)>>::IS_IDENTITY) };
+    const { assert!(!<Cast<f32> as Functor<(f16,)>>::IS_IDENTITY) };
+    const { assert!(!<Cast<f32> as Functor<(i32,)>>::IS_IDENTITY) };
+    const { assert!(!<Cast<u32> as Functor<(i32,)>>::IS_IDENTITY) };
+    const { assert!(!<Neg as Functor<(f32,)>>::IS_IDENTITY) };
+}

@@ -560,6 +560,17 @@ impl<C: Element> Input<C> {
             dst
         }
     }
+
+    /// The `m` elements from element `start` on converted into `dst`.
+    ///
+    /// # Safety
+    /// The iterator's contract for those `m` elements; `dst` valid for `m` writes of `C`, not
+    /// overlapping them except as the same elements (in place).
+    #[inline(always)]
+    unsafe fn load_into(&self, p: *const u8, stride: isize, start: usize, m: usize, dst: *mut C) {
+        // SAFETY: the caller's contract.
+        unsafe { (self.load)(p.offset(start as isize * stride), stride, m, dst) }
+    }
 }
 
 #[derive(Copy, Clone)]
@@ -1024,6 +1035,15 @@ where
             let (mut a_buf, mut o_buf) = (PlacedBuf::new(), PlacedBuf::new());
             while start < n {
                 let m = BLOCK.min(n - start);
+                if F::IS_IDENTITY && out.in_place(so) {
+                    // The output is the converted input: converted into the output itself.
+                    // (Inside the run's `unsafe`: the iterator's contract for these `m` elements
+                    // of both operands; `F::Output` is `C` (the identity), the output
+                    // unit-stride (`in_place`).)
+                    inp.load_into(pa, sa, start, m, po.add(start * so as usize).cast());
+                    start += m;
+                    continue;
+                }
                 let a = inp.block(pa, sa, start, m, &mut a_buf);
                 let o = out.block(po, so, start, &mut o_buf, a);
                 // Contiguous blocks: the vectorized loop.

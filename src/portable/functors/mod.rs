@@ -72,6 +72,11 @@ pub trait Functor<Args>: Copy + Send + Sync {
     /// reading the inputs (a strided or reversed input would otherwise be gathered for nothing).
     const CONSTANT_RESULT: bool = false;
 
+    /// Whether `call` returns its argument as it is (a cast to the argument's own type): a
+    /// kernel whose input is converted into the compute type then converts it straight into the
+    /// output (an f16 -> f32 cast widens into the output, not into a block and a copy).
+    const IS_IDENTITY: bool = false;
+
     /// A form the CPU kernels hold in explicit vector instructions, run instead of `call` over
     /// contiguous runs where the CPU has them. Contract: the same bits as `call`.
     const VECTOR_FORM: VectorForm = VectorForm::None;

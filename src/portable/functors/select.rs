@@ -159,4 +159,5 @@ impl<S: Element, D: Element> Functor<(S,)> for Cast<D> {
     fn call(&self, (x,): (S,)) -> D {
         convert_value(x)
     }
+    const IS_IDENTITY: bool = S::DTYPE as u8 == D::DTYPE as u8;
 }
