@@ -561,7 +561,7 @@ impl<C: Element> Input<C> {
         }
     }
 
-    /// The `m` elements from element `start` on converted into `dst`.
+    /// The `m` elements from element `start` on (any count) converted into `dst`.
     ///
     /// # Safety
     /// The iterator's contract for those `m` elements; `dst` valid for `m` writes of `C`, not
@@ -1032,18 +1032,17 @@ where
                 start = half_fused::unary(&f, in_dtype, po, pa, n);
             }
             // Operands already stored contiguously in their compute type are used in place.
+            if F::IS_IDENTITY && out.in_place(so) {
+                // The output is the converted input: the rest of the run converted into the
+                // output itself, in one call (the loaders take any count). (Inside the run's
+                // `unsafe`: the iterator's contract for these elements of both operands;
+                // `F::Output` is `C` (the identity), the output unit-stride (`in_place`).)
+                inp.load_into(pa, sa, start, n - start, po.add(start * so as usize).cast());
+                return;
+            }
             let (mut a_buf, mut o_buf) = (PlacedBuf::new(), PlacedBuf::new());
             while start < n {
                 let m = BLOCK.min(n - start);
-                if F::IS_IDENTITY && out.in_place(so) {
-                    // The output is the converted input: converted into the output itself.
-                    // (Inside the run's `unsafe`: the iterator's contract for these `m` elements
-                    // of both operands; `F::Output` is `C` (the identity), the output
-                    // unit-stride (`in_place`).)
-                    inp.load_into(pa, sa, start, m, po.add(start * so as usize).cast());
-                    start += m;
-                    continue;
-                }
                 let a = inp.block(pa, sa, start, m, &mut a_buf);
                 let o = out.block(po, so, start, &mut o_buf, a);
                 // Contiguous blocks: the vectorized loop.
