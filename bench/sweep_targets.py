@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Issue 13's targets checked on 16M `bench_sweep` rows, next to PyTorch's twin.
+
+Reads `--json` runs of `examples/bench_sweep.rs` and `bench/torch_sweep.py` (each a comma-separated
+list of files; a row measured in several files keeps its fastest `x copy`), classes every row by
+the op table's cost column (`src/portable/functors/table.rs`: the `Expensive` float ops are the
+transcendentals; everything else, and gcd/lcm, is held to the memory-bound target), and prints:
+
+* per dtype x layout: rows, rows over their `x copy` target, geometric mean and worst `x copy`;
+* against torch: the ratio of fastest reps (over all runs given), rows where weft is slower;
+* 2 threads against 1 (`--weft2`): rows where 2 threads are slower than 1, and the speed-up of
+  the compute-bound rows;
+* `--csv PATH`: one line per row with every column, the committed table
+  (`bench/results/sweep-16m.csv`).
+
+Targets (issue 13, 1 thread, 16M): memory-bound <= 1.3x copy; f32/f16/bf16 (and integer inputs
+computed in f32) exp, log, sin, cos, tanh, sigmoid, gelu, erf <= 2x; every other transcendental
+<= 3x.
+
+    python3 bench/sweep_targets.py --weft w1.json --torch t1.json [--weft2 w2.json --torch2 t2.json]
+        [--list] [--csv bench/results/sweep-16m.csv]
+"""
+import argparse
+import collections
+import csv
+import json
+import math
+import pathlib
+import re
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TIGHT = {"exp", "log", "sin", "cos", "tanh", "sigmoid", "gelu", "erf"}
+INTEGER_ONLY = {"gcd", "lcm"}
+
+
+def op_costs():
+    table = (ROOT / "src/portable/functors/table.rs").read_text()
+    return {m.group(1): m.group(2)
+            for m in re.finditer(r"^\s*[A-Z]\w* (\w+): \w+ -> \w+, (\w+)", table, re.M)}
+
+
+def load(files):
+    """Rows by (op, dtype, layout): over several runs, the fastest rep (`min_ns`) and, apart,
+    the lowest `x copy` (each run's own copy: a row's best against the machine's state)."""
+    rows = {}
+    for name in filter(None, (files or "").split(",")):
+        for line in open(name):
+            if not line.startswith("{"):
+                continue
+            r = json.loads(line)
+            key = (r["op"], r["dtype"], r["layout"])
+            if key not in rows:
+                rows[key] = dict(r)
+            else:
+                rows[key]["min_ns"] = min(rows[key]["min_ns"], r["min_ns"])
+                rows[key]["copy_ratio"] = min(rows[key]["copy_ratio"], r["copy_ratio"])
+    return rows
+
+
+def target(costs, op, dtype):
+    """(x copy target, class) of a row; `dtype` is the first operand's (or a cast's source)."""
+    if costs.get(op) == "Expensive" and op not in INTEGER_ONLY:
+        if dtype.startswith("f64"):
+            return 3.0, "transcendental"
+        return (2.0 if op in TIGHT else 3.0), "transcendental"
+    return 1.3, "memory-bound"
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--weft", required=True)
+    ap.add_argument("--torch")
+    ap.add_argument("--weft2")
+    ap.add_argument("--torch2")
+    ap.add_argument("--list", action="store_true", help="print every row over its target")
+    ap.add_argument("--csv")
+    args = ap.parse_args()
+    costs = op_costs()
+    w, t = load(args.weft), load(args.torch)
+    w2, t2 = load(args.weft2), load(args.torch2)
+
+    classes = collections.defaultdict(list)
+    misses = []
+    for key, r in w.items():
+        goal, cls = target(costs, r["op"], r["dtype"])
+        dtype = r["dtype"].split("->")[0].split("+")[0]
+        kind = "cast" if r["op"] == "to" else cls
+        classes[(kind, dtype, r["layout"])].append((r["copy_ratio"], goal, key))
+        if r["copy_ratio"] > goal:
+            misses.append((r["copy_ratio"] / goal, key, r["copy_ratio"], goal, kind))
+    print(f"{len(w)} rows, {len(misses)} over their x copy target")
+    print("| class | dtype | layout | rows | over target | geomean x copy | worst row (x copy) |")
+    print("|---|---|---|---|---|---|---|")
+    for (kind, dtype, layout), v in sorted(classes.items()):
+        worst = max(v, key=lambda x: x[0] / x[1])
+        over = sum(x[0] > x[1] for x in v)
+        print(f"| {kind} | {dtype} | {layout} | {len(v)} | {over} | {geomean([x[0] for x in v]):.2f} "
+              f"| {worst[2][0]} {worst[0]:.2f} |")
+    if args.list:
+        for q, key, ratio, goal, kind in sorted(misses, key=lambda m: -m[0]):
+            print(f"  {key[0]:20} {key[1]:10} {key[2]:10} x copy {ratio:6.2f} target {goal} ({kind})")
+
+    def versus(wr, tr, label):
+        keys = [k for k in wr if k in tr and tr[k]["copy_ratio"] > 0]
+        if not keys:
+            return {}
+        raw = {k: wr[k]["min_ns"] / tr[k]["min_ns"] for k in keys}
+        slower = sorted((k for k in keys if raw[k] > 1), key=lambda k: -raw[k])
+        bands = [sum(lo < raw[k] <= hi for k in slower) for lo, hi in ((1, 1.15), (1.15, 1.5), (1.5, 1e9))]
+        print(f"\n{label}: {len(keys)} joined rows; weft/torch geomean {geomean(raw.values()):.3f} "
+              f"(fastest reps); weft slower in {len(slower)}: by <= 1.15x {bands[0]}, 1.15-1.5x {bands[1]}, "
+              f"> 1.5x {bands[2]}")
+        print(f"  by dtype/layout: {dict(collections.Counter((k[1], k[2]) for k in slower).most_common())}")
+        for k in slower[: None if args.list else 25]:
+            print(f"  {k[0]:20} {k[1]:10} {k[2]:10} weft {wr[k]['min_ns'] / 1e6:.2f} ms "
+                  f"torch {tr[k]['min_ns'] / 1e6:.2f} ms -> {raw[k]:.2f} "
+                  f"(x copy {wr[k]['copy_ratio']:.2f} / {tr[k]['copy_ratio']:.2f})")
+        return raw
+
+    vs1 = versus(w, t, "against torch, 1 thread")
+    vs2 = versus(w2, t2, "against torch, 2 threads")
+    if w2:
+        keys = [k for k in w if k in w2]
+        speedup = {k: w[k]["min_ns"] / w2[k]["min_ns"] for k in keys}
+        compute = [k for k in keys if target(costs, k[0], k[1])[1] == "transcendental"]
+        slower = sorted((k for k in keys if speedup[k] < 1), key=lambda k: speedup[k])
+        print(f"\n2 threads against 1: {len(keys)} rows; compute-bound rows' speed-up geomean "
+              f"{geomean([speedup[k] for k in compute]):.2f} (>= 1.8: {sum(speedup[k] >= 1.8 for k in compute)} "
+              f"of {len(compute)}); all rows' geomean {geomean(speedup.values()):.2f}; "
+              f"2 threads slower than 1: {len(slower)}")
+        for k in slower[: None if args.list else 15]:
+            print(f"  {k[0]:20} {k[1]:10} {k[2]:10} 1T {w[k]['min_ns'] / 1e6:.2f} ms 2T {w2[k]['min_ns'] / 1e6:.2f} ms")
+    if args.csv:
+        with open(args.csv, "w", newline="") as out:
+            cols = ["op", "dtype", "layout", "class", "target_x_copy",
+                    "weft_1t_ms", "weft_1t_x_copy", "torch_1t_ms", "torch_1t_x_copy", "weft_over_torch_1t",
+                    "weft_2t_ms", "weft_2t_x_copy", "torch_2t_ms", "torch_2t_x_copy", "weft_over_torch_2t"]
+            wr = csv.writer(out)
+            wr.writerow(cols)
+            ms = lambda d, k: f"{d[k]['min_ns'] / 1e6:.3f}" if k in d else ""
+            xc = lambda d, k: f"{d[k]['copy_ratio']:.2f}" if k in d else ""
+            ratio = lambda d, k: f"{d[k]:.2f}" if k in d else ""
+            for k in sorted(w):
+                goal, cls = target(costs, k[0], k[1])
+                wr.writerow([*k, "cast" if k[0] == "to" else cls, goal,
+                             ms(w, k), xc(w, k), ms(t, k), xc(t, k), ratio(vs1, k),
+                             ms(w2, k), xc(w2, k), ms(t2, k), xc(t2, k), ratio(vs2, k)])
+
+
+if __name__ == "__main__":
+    main()
