@@ -2,9 +2,10 @@
 """Issue 13's targets checked on 16M `bench_sweep` rows, next to PyTorch's twin.
 
 Reads `--json` runs of `examples/bench_sweep.rs` and `bench/torch_sweep.py` (each a comma-separated
-list of files; a row measured in several files keeps its fastest `x copy`), classes every row by
-the op table's cost column (`src/portable/functors/table.rs`: the `Expensive` float ops are the
-transcendentals; everything else, and gcd/lcm, is held to the memory-bound target), and prints:
+list of files; a row measured in several files keeps its fastest rep and, apart, its lowest `x copy`),
+classes every row by the op table's cost column (`src/portable/functors/table.rs`: the `Expensive`
+float ops are the transcendentals; everything else, and gcd/lcm, is held to the memory-bound
+target), and prints:
 
 * per dtype x layout: rows, rows over their `x copy` target, geometric mean and worst `x copy`;
 * against torch: the ratio of fastest reps (over all runs given), rows where weft is slower;
