@@ -25,20 +25,24 @@ computed in f32) exp, log, sin, cos, tanh, sigmoid, gelu, erf <= 2x; every other
 import argparse
 import collections
 import csv
-import json
 import math
-import pathlib
-import re
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+# The op table's line pattern and the JSON reader are torch_sweep.py's (it imports torch only
+# where it times).
+from torch_sweep import LINE, TABLE, load_jsonl
+
 TIGHT = {"exp", "log", "sin", "cos", "tanh", "sigmoid", "gelu", "erf"}
 INTEGER_ONLY = {"gcd", "lcm"}
 
 
 def op_costs():
-    table = (ROOT / "src/portable/functors/table.rs").read_text()
-    return {m.group(1): m.group(2)
-            for m in re.finditer(r"^\s*[A-Z]\w* (\w+): \w+ -> \w+, (\w+)", table, re.M)}
+    """Each table op's cost column (`Cheap`, `Moderate`, `Expensive`)."""
+    costs = {}
+    for line in open(TABLE, encoding="utf-8"):
+        m = LINE.match(line)
+        if m:
+            costs[m.group(2)] = m.group(5)
+    return costs
 
 
 def load(files):
@@ -46,10 +50,7 @@ def load(files):
     the lowest `x copy` (each run's own copy: a row's best against the machine's state)."""
     rows = {}
     for name in filter(None, (files or "").split(",")):
-        for line in open(name):
-            if not line.startswith("{"):
-                continue
-            r = json.loads(line)
+        for r in load_jsonl(name):
             key = (r["op"], r["dtype"], r["layout"])
             if key not in rows:
                 rows[key] = dict(r)
@@ -68,6 +69,16 @@ def target(costs, op, dtype):
     return 1.3, "memory-bound"
 
 
+def first_dtype(row):
+    """The row's first operand's dtype (a cast's source, a mixed pair's first)."""
+    return row["dtype"].split("->")[0].split("+")[0]
+
+
+def kind(row, cls):
+    """The row's class in the tables: casts apart from the other memory-bound rows."""
+    return "cast" if row["op"] == "to" else cls
+
+
 HALVES, WIDE_INTS = ("f16", "bf16"), ("i32", "i64", "u8", "bool")
 DIVISIONS = {"floor_divide", "remainder", "fmod"}
 
@@ -75,8 +86,7 @@ DIVISIONS = {"floor_divide", "remainder", "fmod"}
 def cause(row, cls):
     """Why a row over its target misses, as measured in BENCHMARKS.md round 44 (first rule that
     applies)."""
-    op, layout = row["op"], row["layout"]
-    dtype = row["dtype"].split("->")[0].split("+")[0]
+    op, layout, dtype = row["op"], row["layout"], first_dtype(row)
     if cls == "transcendental":
         if dtype in HALVES:
             return "half transcendental: f32's compute per element over half the bytes"
@@ -127,18 +137,16 @@ def main():
     misses = []
     for key, r in w.items():
         goal, cls = target(costs, r["op"], r["dtype"])
-        dtype = r["dtype"].split("->")[0].split("+")[0]
-        kind = "cast" if r["op"] == "to" else cls
-        classes[(kind, dtype, r["layout"])].append((r["copy_ratio"], goal, key))
+        classes[(kind(r, cls), first_dtype(r), r["layout"])].append((r["copy_ratio"], goal, key))
         if r["copy_ratio"] > goal:
             misses.append((r["copy_ratio"] / goal, key, r["copy_ratio"], goal, cause(r, cls)))
     print(f"{len(w)} rows, {len(misses)} over their x copy target")
     print("| class | dtype | layout | rows | over target | geomean x copy | worst row (x copy) |")
     print("|---|---|---|---|---|---|---|")
-    for (kind, dtype, layout), v in sorted(classes.items()):
+    for (row_kind, dtype, layout), v in sorted(classes.items()):
         worst = max(v, key=lambda x: x[0] / x[1])
         over = sum(x[0] > x[1] for x in v)
-        print(f"| {kind} | {dtype} | {layout} | {len(v)} | {over} | {geomean([x[0] for x in v]):.2f} "
+        print(f"| {row_kind} | {dtype} | {layout} | {len(v)} | {over} | {geomean([x[0] for x in v]):.2f} "
               f"| {worst[2][0]} {worst[0]:.2f} |")
     if args.list:
         for q, key, ratio, goal, why in sorted(misses, key=lambda m: -m[0]):
@@ -188,7 +196,7 @@ def main():
             for k in sorted(w):
                 goal, cls = target(costs, k[0], k[1])
                 over = w[k]["copy_ratio"] > goal
-                wr.writerow([*k, "cast" if k[0] == "to" else cls, goal, cause(w[k], cls) if over else "",
+                wr.writerow([*k, kind(w[k], cls), goal, cause(w[k], cls) if over else "",
                              ms(w, k), xc(w, k), ms(t, k), xc(t, k), ratio(vs1, k),
                              ms(w2, k), xc(w2, k), ms(t2, k), xc(t2, k), ratio(vs2, k)])
 
